@@ -1,0 +1,377 @@
+//! Fault injection: the queue's entries, how they are parsed from JSON, and what each one does
+//! to a plain answer or to an SSE stream. Tests drive every failure path of the client with these.
+
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+
+/// One queued fault.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// Path prefix the fault applies to; None matches every path.
+    pub matches: Option<String>,
+    /// Requests left before the fault is used up.
+    pub times: u64,
+    pub action: Action,
+    /// The JSON it came from, for `GET /__mock/faults`.
+    pub source: Value,
+}
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    Status {
+        status: StatusCode,
+        headers: Vec<(String, String)>,
+        body: Option<String>,
+        content_type: String,
+    },
+    Delay {
+        ms: u64,
+    },
+    Garbage,
+    WrongShape,
+    HugeBody {
+        bytes: usize,
+    },
+    Redirect {
+        status: StatusCode,
+        location: String,
+    },
+    // Stream faults: only streaming chat / Responses requests match them.
+    Reset {
+        after: usize,
+    },
+    Truncate {
+        after: usize,
+    },
+    StreamError {
+        after: usize,
+    },
+    GarbageEvent {
+        after: usize,
+    },
+    Drip {
+        interval_ms: u64,
+    },
+    HugeLine {
+        after: usize,
+        bytes: usize,
+    },
+}
+
+impl Action {
+    pub fn is_stream(&self) -> bool {
+        matches!(
+            self,
+            Action::Reset { .. }
+                | Action::Truncate { .. }
+                | Action::StreamError { .. }
+                | Action::GarbageEvent { .. }
+                | Action::Drip { .. }
+                | Action::HugeLine { .. }
+        )
+    }
+}
+
+impl Fault {
+    /// Whether this fault applies to a request for `path`.
+    pub fn applies(&self, path: &str, is_stream: bool) -> bool {
+        let path_ok = self
+            .matches
+            .as_deref()
+            .map_or(true, |m| path.starts_with(m));
+        path_ok && (is_stream || !self.action.is_stream())
+    }
+}
+
+/// Parses a fault object or an array of them (the body of `POST /__mock/faults`).
+pub fn parse(value: &Value) -> Result<Vec<Fault>, String> {
+    match value {
+        Value::Array(items) => items.iter().map(parse_one).collect(),
+        Value::Object(_) => parse_one(value).map(|f| vec![f]),
+        _ => Err("fault must be an object or an array of objects".into()),
+    }
+}
+
+fn parse_one(v: &Value) -> Result<Fault, String> {
+    let obj = v.as_object().ok_or("fault must be an object")?;
+    let matches = match obj.get("match") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err("match: must be a string".into()),
+    };
+    let times = match obj.get("times") {
+        None | Some(Value::Null) => 1,
+        Some(t) => t
+            .as_u64()
+            .filter(|t| *t >= 1)
+            .ok_or("times: must be an integer >= 1")?,
+    };
+    let action = obj
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or("action: is required")?;
+    let uint = |field: &str, default: u64| -> Result<u64, String> {
+        match obj.get(field) {
+            None | Some(Value::Null) => Ok(default),
+            Some(n) => n
+                .as_u64()
+                .ok_or_else(|| format!("{field}: must be a non-negative integer")),
+        }
+    };
+    let after = || uint("after_events", 2).map(|n| n as usize);
+    let action = match action {
+        "status" => {
+            let code = obj
+                .get("status")
+                .and_then(Value::as_u64)
+                .ok_or("status: is required")?;
+            let status = u16::try_from(code)
+                .ok()
+                .and_then(|c| StatusCode::from_u16(c).ok())
+                .ok_or("status: must be an HTTP status code")?;
+            let headers = match obj.get("headers") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(h)) => h
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        )
+                    })
+                    .collect(),
+                Some(_) => return Err("headers: must be an object".into()),
+            };
+            let text = |f: &str| obj.get(f).and_then(Value::as_str).map(str::to_string);
+            Action::Status {
+                status,
+                headers,
+                body: text("body"),
+                content_type: text("content_type").unwrap_or_else(|| "application/json".into()),
+            }
+        }
+        "delay" => Action::Delay {
+            ms: uint("ms", 1000)?,
+        },
+        "garbage" => Action::Garbage,
+        "wrong_shape" => Action::WrongShape,
+        "huge_body" => Action::HugeBody {
+            bytes: uint("bytes", 1 << 20)? as usize,
+        },
+        "redirect" => Action::Redirect {
+            status: StatusCode::from_u16(uint("status", 307)? as u16)
+                .map_err(|_| "status: must be an HTTP status code")?,
+            location: obj
+                .get("location")
+                .and_then(Value::as_str)
+                .ok_or("location: is required")?
+                .to_string(),
+        },
+        "reset" => Action::Reset { after: after()? },
+        "truncate" => Action::Truncate { after: after()? },
+        "stream_error" => Action::StreamError { after: after()? },
+        "garbage_event" => Action::GarbageEvent { after: after()? },
+        "drip" => Action::Drip {
+            interval_ms: uint("interval_ms", 200)?,
+        },
+        "huge_line" => Action::HugeLine {
+            after: after()?,
+            bytes: uint("bytes", 1 << 20)? as usize,
+        },
+        other => return Err(format!("action: unknown action {other:?}")),
+    };
+    Ok(Fault {
+        matches,
+        times,
+        action,
+        source: v.clone(),
+    })
+}
+
+/// The answer for a non-stream fault (never called for Delay or stream actions).
+pub fn respond(action: &Action) -> Response {
+    let (status, ctype, body, extra): (StatusCode, &str, String, Vec<(String, String)>) =
+        match action {
+            Action::Status {
+                status,
+                headers,
+                body,
+                content_type,
+            } => (
+                *status,
+                content_type,
+                body.clone().unwrap_or_else(|| default_error(*status)),
+                headers.clone(),
+            ),
+            Action::Garbage => (
+                StatusCode::OK,
+                "application/json",
+                "{\"id\": \"broken".into(),
+                vec![],
+            ),
+            Action::WrongShape => (
+                StatusCode::OK,
+                "application/json",
+                "{\"unexpected\": true}".into(),
+                vec![],
+            ),
+            Action::HugeBody { bytes } => {
+                let pad = "x".repeat(bytes.saturating_sub(10));
+                (
+                    StatusCode::OK,
+                    "application/json",
+                    format!("{{\"pad\":\"{pad}\"}}"),
+                    vec![],
+                )
+            }
+            Action::Redirect { status, location } => (
+                *status,
+                "",
+                String::new(),
+                vec![("location".into(), location.clone())],
+            ),
+            _ => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "application/json",
+                default_error(StatusCode::INTERNAL_SERVER_ERROR),
+                vec![],
+            ),
+        };
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    // A redirect has no body, so no content type either.
+    if let (false, Ok(v)) = (ctype.is_empty(), HeaderValue::from_str(ctype)) {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    for (k, v) in extra {
+        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::from_str(&v)) {
+            h.append(k, v);
+        }
+    }
+    resp
+}
+
+/// The error object an injected status carries when the fault gives no body.
+fn default_error(status: StatusCode) -> String {
+    let kind = match status.as_u16() {
+        429 => "rate_limit_error",
+        401 => "authentication_error",
+        403 => "permission_error",
+        400..=499 => "invalid_request_error",
+        _ => "server_error",
+    };
+    json!({"error": {
+        "message": format!("Injected fault: status {}", status.as_u16()),
+        "type": kind,
+        "code": "injected_fault",
+    }})
+    .to_string()
+}
+
+/// Which stream format is being faulted (the in-stream error differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    Chat,
+    Responses,
+}
+
+/// One step of a streamed body.
+pub enum Step {
+    Send(Bytes),
+    Sleep(u64),
+    /// Make the body fail so hyper drops the connection without the final chunk.
+    Abort,
+}
+
+/// Turns a normal stream (complete SSE events, terminal event last) into the steps to send,
+/// with `fault` applied.
+pub fn plan_stream(events: Vec<String>, kind: StreamKind, fault: Option<&Action>) -> Vec<Step> {
+    let send = |e: String| Step::Send(Bytes::from(e));
+    // Faults that cut the stream never let the terminal event through.
+    let total = events.len();
+    let cut = |after: usize| after.min(total.saturating_sub(1));
+    let mut steps = Vec::new();
+    match fault {
+        Some(Action::Reset { after }) => {
+            steps.extend(events.into_iter().take(cut(*after)).map(send));
+            // Let hyper flush what was sent before the abort.
+            steps.push(Step::Sleep(50));
+            steps.push(Step::Abort);
+        }
+        Some(Action::Truncate { after }) => {
+            steps.extend(events.into_iter().take(cut(*after)).map(send));
+        }
+        Some(Action::StreamError { after }) => {
+            steps.extend(events.into_iter().take(cut(*after)).map(send));
+            steps.push(send(match kind {
+                StreamKind::Chat => format!(
+                    "data: {}\n\n",
+                    json!({"error": {"message": "upstream model failed", "type": "server_error", "code": "stream_failure"}})
+                ),
+                StreamKind::Responses => format!(
+                    "event: error\ndata: {}\n\n",
+                    json!({"type": "error", "code": "stream_failure", "message": "upstream model failed"})
+                ),
+            }));
+        }
+        Some(Action::GarbageEvent { after }) => {
+            let mut it = events.into_iter();
+            steps.extend(it.by_ref().take(*after).map(send));
+            steps.push(send("data: {not json\n\n".into()));
+            steps.extend(it.map(send));
+        }
+        Some(Action::Drip { interval_ms }) => {
+            for e in events {
+                steps.push(Step::Sleep(*interval_ms));
+                steps.push(send(e));
+            }
+        }
+        Some(Action::HugeLine { after, bytes }) => {
+            let mut it = events.into_iter();
+            steps.extend(it.by_ref().take(*after).map(send));
+            steps.push(send("data: ".into()));
+            // Sent in pieces so a client with a line cap can give up before the end.
+            let piece = Bytes::from(vec![b'x'; 64 * 1024]);
+            let mut left = *bytes;
+            while left > 0 {
+                let n = left.min(piece.len());
+                steps.push(Step::Send(piece.slice(..n)));
+                left -= n;
+            }
+            steps.push(send("\n\n".into()));
+            steps.extend(it.map(send));
+        }
+        _ => steps.extend(events.into_iter().map(send)),
+    }
+    steps
+}
+
+/// A `text/event-stream` response that plays `steps`.
+pub fn stream_response(steps: Vec<Step>) -> Response {
+    let stream = futures_util::stream::unfold(steps.into_iter(), |mut it| async move {
+        loop {
+            match it.next()? {
+                Step::Sleep(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                Step::Send(b) => return Some((Ok(b), it)),
+                Step::Abort => {
+                    let err =
+                        std::io::Error::new(std::io::ErrorKind::ConnectionReset, "injected reset");
+                    return Some((Err(err), it));
+                }
+            }
+        }
+    });
+    let mut resp = Response::new(Body::from_stream(stream));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
+}

@@ -1,0 +1,177 @@
+//! `gw-mock`: a real HTTP server that speaks the Unified Generative-Model Gateway's API document,
+//! for testing the `gw` client. It validates like the gateway, answers deterministically from
+//! the request, records every request, and injects faults on demand.
+//!
+//! Rust tests start it in-process with [`MockGateway::start`]; other languages run the
+//! `gw-mock` binary and use the `/__mock/*` control endpoints.
+
+mod auth;
+mod clock;
+mod errors;
+mod faults;
+mod intake;
+mod multipart;
+mod record;
+mod routes;
+mod state;
+mod validate;
+mod words;
+
+use std::future::{Future, IntoFuture as _};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+pub use record::{RecordedPart, RecordedRequest};
+use state::Shared;
+
+/// The API key a mock accepts unless told otherwise.
+pub const DEFAULT_API_KEY: &str = "sk-test";
+
+/// A mock gateway on 127.0.0.1 and a random free port, served by a tokio runtime on a
+/// background thread. Dropping it stops the server and closes its connections.
+pub struct MockGateway {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl MockGateway {
+    /// Starts a mock that accepts the key `"sk-test"`.
+    pub fn start() -> MockGateway {
+        Self::start_with_key(DEFAULT_API_KEY)
+    }
+
+    /// Starts a mock that accepts `api_key`.
+    ///
+    /// Panics if no loopback port can be bound (a test environment problem).
+    pub fn start_with_key(api_key: &str) -> MockGateway {
+        let listener =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("gw-mock: bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("gw-mock: local_addr");
+        listener
+            .set_nonblocking(true)
+            .expect("gw-mock: set_nonblocking");
+        let shared = Shared::new(api_key);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server_state = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("gw-mock-{}", addr.port()))
+            .spawn(move || {
+                // One thread per mock: cheap when a test suite starts dozens of them.
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("gw-mock: tokio runtime");
+                rt.block_on(async move {
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("gw-mock: listener");
+                    serve_state(listener, server_state, async {
+                        let _ = stopped.await;
+                    })
+                    .await;
+                });
+            })
+            .expect("gw-mock: spawn server thread");
+        MockGateway {
+            addr,
+            shared,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn api_key(&self) -> String {
+        self.shared.api_key.clone()
+    }
+
+    /// Queues a fault (object) or several (array), exactly as `POST /__mock/faults`.
+    ///
+    /// Panics on an invalid fault, naming the problem: a broken test should fail loudly.
+    pub fn push_fault(&self, fault: serde_json::Value) {
+        match faults::parse(&fault) {
+            Ok(list) => {
+                self.shared.push_faults(list);
+            }
+            Err(e) => panic!("gw-mock: invalid fault {fault}: {e}"),
+        }
+    }
+
+    /// Faults still queued.
+    pub fn pending_faults(&self) -> usize {
+        self.shared.pending_faults().len()
+    }
+
+    /// Every request received except `/__mock/*` ones, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.requests()
+    }
+
+    pub fn request_count(&self) -> usize {
+        self.shared.request_count()
+    }
+
+    /// Clears recordings, queued faults, tasks and the id counter.
+    pub fn reset(&self) {
+        self.shared.reset();
+    }
+}
+
+impl Drop for MockGateway {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for MockGateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key stays out of Debug output, as everywhere else in gw.
+        f.debug_struct("MockGateway")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Serves the mock on `listener` until `shutdown` completes, then returns at once: open
+/// connections are dropped rather than drained, so a test never waits on a slow stream.
+/// Used by the binary; in-process users want [`MockGateway`].
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    api_key: &str,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    serve_state(listener, Shared::new(api_key), shutdown).await;
+}
+
+async fn serve_state(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let app = routes::app(shared);
+    tokio::select! {
+        r = axum::serve(listener, app).into_future() => {
+            if let Err(e) = r {
+                eprintln!("gw-mock: server error: {e}");
+            }
+        }
+        () = shutdown => {}
+    }
+}

@@ -1,0 +1,122 @@
+//! `gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof]`: the mock gateway as a process, for
+//! the C, Go, Kotlin and Python suites and `make demo`. The first stdout line is its address.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof]";
+
+struct Args {
+    port: u16,
+    api_key: String,
+    exit_on_stdin_eof: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        port: 0,
+        api_key: gw_mock::DEFAULT_API_KEY.to_string(),
+        exit_on_stdin_eof: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        // Accept both "--port 8080" and "--port=8080".
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (a.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| it.next())
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--port" => args.port = value()?.parse().map_err(|_| "--port: not a port number")?,
+            "--api-key" => args.api_key = value()?,
+            "--exit-on-stdin-eof" => args.exit_on_stdin_eof = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("gw-mock: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    // Bind before printing so the printed address is already accepting connections.
+    let listener = match std::net::TcpListener::bind(("127.0.0.1", args.port)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("gw-mock: cannot bind 127.0.0.1:{}: {e}", args.port);
+            return ExitCode::FAILURE;
+        }
+    };
+    let addr = listener.local_addr().expect("local_addr");
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "http://{addr}");
+        let _ = out.flush();
+    }
+    listener.set_nonblocking(true).expect("set_nonblocking");
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+        gw_mock::serve(
+            listener,
+            &args.api_key,
+            shutdown_signal(args.exit_on_stdin_eof),
+        )
+        .await;
+    });
+    // Don't wait for open connections (e.g. a dripping stream) on the way out.
+    rt.shutdown_background();
+    ExitCode::SUCCESS
+}
+
+/// Completes on SIGINT, SIGTERM, or (when asked) end of stdin.
+async fn shutdown_signal(exit_on_stdin_eof: bool) {
+    let stdin_eof = async move {
+        if !exit_on_stdin_eof {
+            return std::future::pending::<()>().await;
+        }
+        use tokio::io::AsyncReadExt as _;
+        let mut stdin = tokio::io::stdin();
+        let mut buf = [0u8; 1024];
+        while matches!(stdin.read(&mut buf).await, Ok(n) if n > 0) {}
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate() => {}
+        () = stdin_eof => {}
+    }
+}
+
+#[cfg(unix)]
+async fn terminate() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
+}
+
+#[cfg(not(unix))]
+async fn terminate() {
+    std::future::pending().await
+}

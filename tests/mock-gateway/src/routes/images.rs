@@ -1,0 +1,115 @@
+//! `POST /v1/images/generations` and `POST /v1/images/edits` (JSON with an image URL, or
+//! multipart with `image` and optional `mask` uploads).
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::Extension;
+use serde_json::{json, Map, Value};
+
+use crate::clock::now_secs;
+use crate::errors::{ok, ApiError, Reply};
+use crate::intake::Ctx;
+use crate::record::RecordedPart;
+use crate::state::Shared;
+use crate::validate as v;
+
+/// A 1x1 PNG, returned for `response_format: b64_json`.
+const TINY_PNG_B64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/// Tokens the mock bills per generated image.
+const TOKENS_PER_IMAGE: u64 = 4096;
+
+pub async fn generate(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<Ctx>) -> Reply {
+    let body = v::body(&ctx.rec)?;
+    let model = v::req_str(body, "model")?;
+    v::req_str(body, "prompt")?;
+    let format = v::opt_enum(body, "response_format", &["url", "b64_json"])?.unwrap_or("url");
+    v::opt_size(body, "size")?;
+    v::opt_int(body, "seed", -1, 2_147_483_647)?;
+    v::opt_range(body, "guidance_scale", 1.0, 10.0)?;
+    v::opt_bool(body, "watermark")?;
+    let n = v::opt_int(body, "n", 1, 10)?.unwrap_or(1) as u64;
+
+    let data: Vec<Value> = (0..n)
+        .map(|_| {
+            let id = shared.next_id();
+            if format == "b64_json" {
+                json!({"b64_json": TINY_PNG_B64})
+            } else {
+                json!({"url": format!("https://images.example/gen/{id}.png")})
+            }
+        })
+        .collect();
+    ok(json!({
+        "created": now_secs(),
+        "data": data,
+        "model": model,
+        "usage": {
+            "generated_images": n,
+            "output_tokens": n * TOKENS_PER_IMAGE,
+            "total_tokens": n * TOKENS_PER_IMAGE,
+        },
+    }))
+}
+
+pub async fn edit(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<Ctx>) -> Reply {
+    let fields = match &ctx.rec.multipart {
+        Some(parts) => form_fields(parts)?,
+        None if content_type_is_multipart(&ctx) => {
+            return Err(ApiError::bad_body("body: malformed multipart/form-data"))
+        }
+        None => {
+            let body = v::body(&ctx.rec)?;
+            v::req_str(body, "image")?;
+            v::opt_str(body, "mask")?;
+            body.clone()
+        }
+    };
+    v::req_str(&fields, "model")?;
+    let prompt = v::req_str(&fields, "prompt")?;
+    v::opt_size(&fields, "size")?;
+    let n = v::opt_int(&fields, "n", 1, 10)?.unwrap_or(1);
+    let data: Vec<Value> = (0..n)
+        .map(|_| {
+            json!({
+                "url": format!("https://images.example/edit/{}.png", shared.next_id()),
+                "revised_prompt": format!("Edited: {prompt}"),
+            })
+        })
+        .collect();
+    ok(json!({"created": now_secs(), "data": data}))
+}
+
+fn content_type_is_multipart(ctx: &Ctx) -> bool {
+    ctx.rec
+        .header("content-type")
+        .is_some_and(|c| c.to_ascii_lowercase().starts_with("multipart/"))
+}
+
+/// Multipart parts as a JSON object so the JSON form's checks apply: text parts become
+/// strings (`n` a number), and `image` must be present (file or URL text).
+fn form_fields(parts: &[RecordedPart]) -> Result<Map<String, Value>, ApiError> {
+    let mut fields = Map::new();
+    for p in parts {
+        let name = p.name.trim_end_matches("[]");
+        if p.filename.is_some() {
+            fields.insert(name.to_string(), json!(format!("<file {} bytes>", p.size)));
+            continue;
+        }
+        let text = p.text.clone().unwrap_or_default();
+        let value = if name == "n" {
+            text.trim()
+                .parse::<i64>()
+                .map(Value::from)
+                .map_err(|_| ApiError::invalid("n: must be an integer"))?
+        } else {
+            json!(text)
+        };
+        fields.insert(name.to_string(), value);
+    }
+    if !fields.contains_key("image") {
+        return Err(ApiError::invalid("image: is required"));
+    }
+    Ok(fields)
+}
