@@ -1,0 +1,647 @@
+//! The client: one pooled ureq agent, auth placement, the retry loop, redirects
+//! that never carry credentials to another origin, and judging answers.
+
+use std::fmt;
+use std::io::BufReader;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::Value;
+use ureq::http::{self, HeaderName, HeaderValue, Response};
+use ureq::{Agent, Body};
+
+use crate::error::{http_error_message, Error};
+use crate::multipart::Form;
+use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
+use crate::options::{BaseUrl, Options, Origin};
+use crate::retry;
+use crate::sse::SseParser;
+use crate::stream::{self, StreamEvent};
+use crate::transport_error::map_ureq;
+use crate::validate;
+
+const MAX_REDIRECTS: usize = 5;
+/// An error body is only read for its message: no need to take a huge one in.
+const MAX_ERROR_BODY: u64 = 1024 * 1024;
+
+/// A gateway client. Cheap to share: every method takes `&self` and the agent's
+/// connection pool is thread-safe, so one client serves all threads.
+pub struct Client {
+    options: Options,
+    base: BaseUrl,
+    api_key: String,
+    agent: Agent,
+    extra_headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.base.as_str())
+            .field("api_key", &"[REDACTED]")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// What goes on the wire for one call, before auth and redirects.
+struct Outgoing<'a> {
+    method: Method,
+    path: String,
+    auth: Auth,
+    body: Option<(&'a str, &'a [u8])>,
+    accept: &'static str,
+}
+
+impl Client {
+    /// Builds a client; base URL and key fall back to `GW_BASE_URL` / `GW_API_KEY`.
+    pub fn new(options: Options) -> Result<Client, Error> {
+        let options = options.with_env_fallbacks();
+        let raw_base = options.base_url.clone().ok_or_else(|| {
+            Error::invalid_param(
+                "base_url",
+                "base_url is not set: pass it or set GW_BASE_URL",
+            )
+        })?;
+        let base = BaseUrl::parse(&raw_base, options.allow_insecure_http)?;
+        let api_key = options
+            .api_key
+            .clone()
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| {
+                Error::invalid_param("api_key", "api_key is not set: pass it or set GW_API_KEY")
+            })?;
+        if HeaderValue::from_str(&format!("Bearer {api_key}")).is_err() || api_key.trim() != api_key
+        {
+            // Say what is wrong without saying what the key is.
+            return Err(Error::invalid_param(
+                "api_key",
+                "api_key holds whitespace or characters not allowed in an HTTP header",
+            ));
+        }
+        let extra_headers = parse_extra_headers(&options)?;
+        let agent = build_agent(&options)?;
+        Ok(Client {
+            options,
+            base,
+            api_key,
+            agent,
+            extra_headers,
+        })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    /// Calls a JSON operation: checks the body, sends it (retrying as the policy
+    /// says) and returns the gateway's answer text once it has been judged.
+    pub fn call(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+    ) -> Result<String, Error> {
+        self.call_inner(op, params, body)
+            .map_err(|e| self.redact(e))
+    }
+
+    fn call_inner(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+    ) -> Result<String, Error> {
+        let path = op.path_with(params)?;
+        let bytes = self.json_body(op, body)?;
+        let out = Outgoing {
+            method: op.method,
+            path,
+            auth: op.auth,
+            body: bytes.as_deref().map(|b| ("application/json", b)),
+            accept: "application/json",
+        };
+        self.exchange(&out, op.reply)
+    }
+
+    /// Sends a multipart form (the image edit with file uploads).
+    pub fn call_multipart(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        form: &Form,
+    ) -> Result<String, Error> {
+        let run = || {
+            if op.body != BodyKind::Multipart {
+                return Err(Error::Internal(format!(
+                    "{} does not take a multipart body",
+                    op.name
+                )));
+            }
+            if self.options.validate {
+                validate::check(op.rules, &form.fields_json())?;
+            }
+            let (content_type, bytes) = form.encode();
+            let out = Outgoing {
+                method: op.method,
+                path: op.path_with(params)?,
+                auth: op.auth,
+                body: Some((&content_type, &bytes)),
+                accept: "application/json",
+            };
+            self.exchange(&out, op.reply)
+        };
+        run().map_err(|e| self.redact(e))
+    }
+
+    /// Any method and path (`/v1/...`, may carry a query). A path that is a row
+    /// of the operation table gets that row's checks and answer rules.
+    pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<String, Error> {
+        let run = || {
+            let method_kind = match method.to_ascii_uppercase().as_str() {
+                "GET" => Method::Get,
+                "POST" => Method::Post,
+                other => {
+                    return Err(Error::invalid_param(
+                        "method",
+                        format!("method: must be GET or POST (got '{other}')"),
+                    ))
+                }
+            };
+            if !path.starts_with('/')
+                || path.starts_with("//")
+                || path.contains(['\r', '\n', ' ', '#'])
+            {
+                return Err(Error::invalid_param(
+                    "path",
+                    format!("path: must start with a single '/' and hold no spaces or fragment (got '{path}')"),
+                ));
+            }
+            if method_kind == Method::Get && body.is_some() {
+                return Err(Error::invalid_param(
+                    "body",
+                    "body: a GET request takes no body",
+                ));
+            }
+            let row = ops::lookup(method, path);
+            if let (Some(op), Some(b)) = (row, body) {
+                if self.options.validate {
+                    validate::check(op.rules, b)?;
+                }
+            }
+            let bytes = body
+                .map(serde_json::to_vec)
+                .transpose()
+                .map_err(|e| Error::invalid(e.to_string()))?;
+            let auth = if path.starts_with("/v1beta/") {
+                Auth::QueryKey
+            } else {
+                Auth::Bearer
+            };
+            let out = Outgoing {
+                method: method_kind,
+                path: path.to_string(),
+                auth,
+                body: bytes.as_deref().map(|b| ("application/json", b)),
+                accept: "application/json",
+            };
+            self.exchange(&out, row.map_or(Reply::Json(&[]), |op| op.reply))
+        };
+        run().map_err(|e| self.redact(e))
+    }
+
+    /// Streams an operation: `on_event` sees each event and returns false to
+    /// cancel. Returns the assembled final object (see `stream.rs`).
+    pub fn stream(
+        &self,
+        op: &Operation,
+        body: &Value,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<String, Error> {
+        self.stream_inner(op, body, on_event)
+            .map_err(|e| self.redact(e))
+    }
+
+    fn stream_inner(
+        &self,
+        op: &Operation,
+        body: &Value,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<String, Error> {
+        let kind = op
+            .stream
+            .ok_or_else(|| Error::Internal(format!("{} does not stream", op.name)))?;
+        let mut body = body.clone();
+        body.as_object_mut()
+            .ok_or_else(|| Error::invalid("request: must be a JSON object"))?
+            .insert("stream".into(), Value::Bool(true));
+        let bytes = self.json_body(op, Some(&body))?.unwrap_or_default();
+        let out = Outgoing {
+            method: op.method,
+            path: op.path_with(&[])?,
+            auth: op.auth,
+            body: Some(("application/json", &bytes)),
+            accept: "text/event-stream",
+        };
+        // Retries happen inside send(), before any event reached the callback.
+        let response = self.send(&out)?;
+        let is_sse = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !is_sse {
+            let text = self.read_text(response, self.options.max_response_bytes)?;
+            return Err(stream::non_stream_answer(&text));
+        }
+        let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
+        let mut parser = SseParser::new(reader, self.options.max_line_bytes);
+        stream::drive(kind, &mut parser, on_event)
+    }
+
+    /// Serialises and checks a JSON body for an operation.
+    fn json_body(&self, op: &Operation, body: Option<&Value>) -> Result<Option<Vec<u8>>, Error> {
+        match (op.body, body) {
+            (BodyKind::None, None) => Ok(None),
+            (BodyKind::None, Some(_)) => Err(Error::invalid_param(
+                "body",
+                format!("{}: takes no request body", op.name),
+            )),
+            (_, None) => Err(Error::invalid_param(
+                "request",
+                format!("{}: a request body is required", op.name),
+            )),
+            (_, Some(b)) => {
+                if !b.is_object() {
+                    return Err(Error::invalid_param(
+                        "request",
+                        "request: must be a JSON object",
+                    ));
+                }
+                if self.options.validate {
+                    validate::check(op.rules, b)?;
+                }
+                serde_json::to_vec(b)
+                    .map(Some)
+                    .map_err(|e| Error::invalid(e.to_string()))
+            }
+        }
+    }
+
+    /// Sends, then reads and judges a JSON answer.
+    fn exchange(&self, out: &Outgoing<'_>, reply: Reply) -> Result<String, Error> {
+        let response = self.send(out)?;
+        let text = self.read_text(response, self.options.max_response_bytes)?;
+        judge(reply, text)
+    }
+
+    /// The retry loop around one attempt (with its redirects). Returns a 2xx
+    /// response, or the error of the last attempt.
+    fn send(&self, out: &Outgoing<'_>) -> Result<Response<Body>, Error> {
+        let started = Instant::now();
+        let deadline = self.options.total_timeout().map(|t| started + t);
+        let mut attempt: u32 = 0;
+        loop {
+            let result = self.attempt(out, deadline);
+            let (retryable, wait) = match &result {
+                Ok(r) if r.status().is_success() => return result,
+                Ok(r) => {
+                    let by_status = retry::status_is_retryable(r.status().as_u16());
+                    let said = retry::should_retry_header(r.headers());
+                    (
+                        said.unwrap_or(by_status),
+                        retry::server_delay(r.headers(), SystemTime::now()),
+                    )
+                }
+                Err(e) => (matches!(e, Error::Network(_) | Error::Timeout(_)), None),
+            };
+            let delay = wait
+                .map(|w| w.min(Duration::from_millis(self.options.retry_after_cap_ms)))
+                .unwrap_or_else(|| {
+                    retry::backoff(
+                        attempt,
+                        Duration::from_millis(self.options.retry_base_delay_ms),
+                        Duration::from_millis(self.options.retry_max_delay_ms),
+                    )
+                });
+            let within_deadline = deadline.is_none_or(|d| Instant::now() + delay < d);
+            if !retryable || attempt >= self.options.max_retries || !within_deadline {
+                return match result {
+                    Ok(r) => Err(self.http_error(r)),
+                    Err(e) => Err(e),
+                };
+            }
+            drop(result); // frees the connection before we sleep
+            std::thread::sleep(delay);
+            attempt += 1;
+        }
+    }
+
+    /// One attempt: the request and the redirects it leads to. Credentials go
+    /// only to the base URL's origin; once a redirect leaves it they are gone
+    /// for the rest of the chain.
+    fn attempt(
+        &self,
+        out: &Outgoing<'_>,
+        deadline: Option<Instant>,
+    ) -> Result<Response<Body>, Error> {
+        let mut url = self.base.join(&out.path);
+        let mut method = out.method;
+        let mut body = out.body;
+        let mut trusted = true;
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self.send_once(
+                method,
+                &url,
+                trusted.then_some(out.auth),
+                body,
+                out.accept,
+                deadline,
+            )?;
+            let status = response.status().as_u16();
+            let location = response
+                .headers()
+                .get(http::header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            let (true, Some(location)) = (matches!(status, 301 | 302 | 303 | 307 | 308), location)
+            else {
+                return Ok(response);
+            };
+            let next = resolve_location(&url, location);
+            let origin = Origin::parse(&next)
+                .map_err(|why| Error::Network(format!("redirect target {why}")))?;
+            origin.check_secure(self.options.allow_insecure_http)?;
+            trusted &= origin == self.base.origin;
+            if status == 303 {
+                method = Method::Get;
+                body = None;
+            }
+            url = next;
+        }
+        Err(Error::Network(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
+    }
+
+    fn send_once(
+        &self,
+        method: Method,
+        url: &str,
+        auth: Option<Auth>,
+        body: Option<(&str, &[u8])>,
+        accept: &str,
+        deadline: Option<Instant>,
+    ) -> Result<Response<Body>, Error> {
+        let full_url = match auth {
+            Some(Auth::QueryKey) => {
+                let sep = if url.contains('?') { '&' } else { '?' };
+                format!("{url}{sep}key={}", ops::percent_encode_query(&self.api_key))
+            }
+            _ => url.to_string(),
+        };
+        let mut builder = http::Request::builder()
+            .method(method.as_str())
+            .uri(&full_url)
+            .header(http::header::ACCEPT, accept);
+        if let Some(Auth::Bearer) = auth {
+            builder = builder.header(
+                http::header::AUTHORIZATION,
+                format!("Bearer {}", self.api_key),
+            );
+        }
+        for (name, value) in &self.extra_headers {
+            builder = builder.header(name, value);
+        }
+        let remaining = match deadline {
+            Some(d) => Some(
+                d.checked_duration_since(Instant::now())
+                    .filter(|r| !r.is_zero())
+                    .ok_or_else(|| Error::Timeout("total deadline passed".into()))?,
+            ),
+            None => None,
+        };
+        let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
+        let result = match body {
+            Some((content_type, bytes)) => {
+                let request = builder
+                    .header(http::header::CONTENT_TYPE, content_type)
+                    .body(bytes)
+                    .map_err(invalid)?;
+                let request = self
+                    .agent
+                    .configure_request(request)
+                    .timeout_global(remaining)
+                    .build();
+                self.agent.run(request)
+            }
+            None => {
+                let request = builder.body(()).map_err(invalid)?;
+                let request = self
+                    .agent
+                    .configure_request(request)
+                    .timeout_global(remaining)
+                    .build();
+                self.agent.run(request)
+            }
+        };
+        result.map_err(map_ureq)
+    }
+
+    fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
+        let bytes = response
+            .into_body()
+            .into_with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => {
+                    Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"))
+                }
+                other => map_ureq(other),
+            })?;
+        String::from_utf8(bytes).map_err(|_| Error::Decode("answer is not valid UTF-8".into()))
+    }
+
+    fn http_error(&self, response: Response<Body>) -> Error {
+        let status = response.status().as_u16();
+        match self.read_text(
+            response,
+            MAX_ERROR_BODY.min(self.options.max_response_bytes),
+        ) {
+            Ok(body) => Error::Http {
+                status,
+                message: http_error_message(status, &body),
+                body: (!body.trim().is_empty()).then_some(body),
+            },
+            Err(e) => Error::Http {
+                status,
+                message: format!("the gateway answered {status}; its body could not be read: {e}"),
+                body: None,
+            },
+        }
+    }
+
+    /// No error leaves the client with the key in it, in plain or URL-encoded form.
+    fn redact(&self, e: Error) -> Error {
+        let encoded = ops::percent_encode_query(&self.api_key);
+        let e = e.redact(&self.api_key);
+        if encoded != self.api_key {
+            e.redact(&encoded)
+        } else {
+            e
+        }
+    }
+}
+
+/// Checks a 2xx answer against what the operation promises.
+fn judge(reply: Reply, text: String) -> Result<String, Error> {
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Error::Decode(format!("answer is not valid JSON ({e})")))?;
+    match reply {
+        Reply::Json(fields) => {
+            let obj = value
+                .as_object()
+                .ok_or_else(|| Error::Decode("answer is not a JSON object".into()))?;
+            if let Some(missing) = fields.iter().find(|f| !obj.contains_key(**f)) {
+                return Err(Error::Decode(format!("answer lacks the field '{missing}'")));
+            }
+        }
+        Reply::VendorCode { ok } => {
+            let code = value
+                .get("code")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| Error::Decode("vendor answer lacks an integer 'code'".into()))?;
+            if code != ok {
+                let said = ["message", "description"]
+                    .iter()
+                    .find_map(|k| value.get(*k).and_then(Value::as_str))
+                    .unwrap_or("no message");
+                return Err(Error::Vendor {
+                    message: format!("code {code}: {said}"),
+                    body: text,
+                });
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// An absolute URL for a `Location` header, relative to the URL that answered.
+fn resolve_location(current: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let scheme_end = current.find("://").map_or(0, |i| i + 3);
+    if let Some(rest) = location.strip_prefix("//") {
+        return format!("{}{rest}", &current[..scheme_end]);
+    }
+    let authority_end = current[scheme_end..]
+        .find('/')
+        .map_or(current.len(), |i| scheme_end + i);
+    if location.starts_with('/') {
+        return format!("{}{location}", &current[..authority_end]);
+    }
+    let path = current[..current.find('?').unwrap_or(current.len())].to_string();
+    let dir_end = path
+        .rfind('/')
+        .filter(|&i| i >= authority_end)
+        .map_or(path.len(), |i| i + 1);
+    format!("{}{location}", &path[..dir_end])
+}
+
+fn parse_extra_headers(options: &Options) -> Result<Vec<(HeaderName, HeaderValue)>, Error> {
+    options
+        .headers
+        .iter()
+        .map(|(name, value)| {
+            let bad =
+                |why: &str| Error::invalid_param("headers", format!("headers: '{name}' {why}"));
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| bad("is not a valid header name"))?;
+            if header == http::header::AUTHORIZATION || header == http::header::HOST {
+                return Err(bad("is set by gw and cannot be overridden"));
+            }
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| bad("has a value not allowed in a header"))?;
+            Ok((header, value))
+        })
+        .collect()
+}
+
+fn build_agent(options: &Options) -> Result<Agent, Error> {
+    let user_agent = match &options.user_agent {
+        Some(extra) => format!("gw/{} {extra}", env!("CARGO_PKG_VERSION")),
+        None => format!("gw/{}", env!("CARGO_PKG_VERSION")),
+    };
+    let mut config = Agent::config_builder()
+        .http_status_as_error(false)
+        // Redirects are followed by hand so credentials stay with their origin.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .timeout_connect(options.connect_timeout())
+        .timeout_per_read(options.read_timeout())
+        .user_agent(user_agent);
+    if let Some(proxy) = &options.proxy {
+        let proxy = ureq::Proxy::new(proxy).map_err(|_| {
+            Error::invalid_param(
+                "proxy",
+                "proxy: not a valid proxy URL (http://, https://, socks5://)",
+            )
+        })?;
+        config = config.proxy(Some(proxy));
+    }
+    Ok(config.build().new_agent())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_resolve_against_the_answering_url() {
+        let cur = "http://127.0.0.1:9/v1/chat/completions?x=1";
+        assert_eq!(
+            resolve_location(cur, "https://o.example/p"),
+            "https://o.example/p"
+        );
+        assert_eq!(resolve_location(cur, "//o.example/p"), "http://o.example/p");
+        assert_eq!(resolve_location(cur, "/v2/x"), "http://127.0.0.1:9/v2/x");
+        assert_eq!(
+            resolve_location(cur, "other"),
+            "http://127.0.0.1:9/v1/chat/other"
+        );
+    }
+
+    #[test]
+    fn judge_checks_shape_and_vendor_codes() {
+        assert!(judge(Reply::Json(&["choices"]), r#"{"choices":[]}"#.into()).is_ok());
+        assert!(matches!(
+            judge(Reply::Json(&["choices"]), "{}".into()),
+            Err(Error::Decode(_))
+        ));
+        assert!(matches!(
+            judge(Reply::Json(&[]), "{oops".into()),
+            Err(Error::Decode(_))
+        ));
+        let e = judge(
+            Reply::VendorCode { ok: 1 },
+            r#"{"code":4,"description":"banned"}"#.into(),
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "vendor reported failure: code 4: banned");
+        assert!(judge(Reply::VendorCode { ok: 0 }, r#"{"code":0}"#.into()).is_ok());
+    }
+
+    #[test]
+    fn header_rules() {
+        let mut o = Options::default();
+        o.headers.insert("Authorization".into(), "x".into());
+        assert!(parse_extra_headers(&o).is_err());
+        let mut o = Options::default();
+        o.headers.insert("bad header".into(), "x".into());
+        assert!(parse_extra_headers(&o).is_err());
+    }
+}

@@ -1,0 +1,61 @@
+//! Reading C arguments: NULL checks, UTF-8 and JSON, each failure naming the argument.
+
+use std::ffi::{c_char, CStr};
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::Client;
+
+use super::client::gw_client;
+
+/// A required string argument.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string that outlives the call.
+pub(crate) unsafe fn text<'a>(p: *const c_char, name: &str) -> Result<&'a str, Error> {
+    optional_text(p, name)?
+        .ok_or_else(|| Error::invalid_param(name, format!("{name}: must not be NULL")))
+}
+
+/// # Safety
+/// As `text`.
+pub(crate) unsafe fn optional_text<'a>(
+    p: *const c_char,
+    name: &str,
+) -> Result<Option<&'a str>, Error> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    CStr::from_ptr(p).to_str().map(Some).map_err(|e| {
+        Error::invalid_param(
+            name,
+            format!("{name}: is not valid UTF-8 (byte {})", e.valid_up_to()),
+        )
+    })
+}
+
+/// A required JSON-object argument.
+///
+/// # Safety
+/// As `text`.
+pub(crate) unsafe fn json_object(p: *const c_char, name: &str) -> Result<Value, Error> {
+    let s = text(p, name)?;
+    let v: Value = serde_json::from_str(s)
+        .map_err(|e| Error::invalid_param(name, format!("{name}: invalid JSON ({e})")))?;
+    if !v.is_object() {
+        return Err(Error::invalid_param(
+            name,
+            format!("{name}: must be a JSON object"),
+        ));
+    }
+    Ok(v)
+}
+
+/// # Safety
+/// `c` is NULL or a pointer from `gw_client_new*` not yet freed.
+pub(crate) unsafe fn client<'a>(c: *const gw_client) -> Result<&'a Client, Error> {
+    c.as_ref()
+        .map(|c| &c.client)
+        .ok_or_else(|| Error::invalid_param("client", "client: must not be NULL"))
+}

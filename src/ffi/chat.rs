@@ -1,0 +1,170 @@
+//! Chat completions and the Responses format, plain and streamed.
+
+use std::ffi::{c_char, c_void, CString};
+use std::os::raw::c_int;
+
+use crate::error::Error;
+use crate::ops::{self, Operation};
+use crate::StreamEvent;
+
+use super::args;
+use super::guard::call;
+
+/// One streamed event, handed to a `gw_event_cb`.
+///
+/// Every pointer is owned by gw and valid only during the callback: copy what
+/// you keep.
+#[repr(C)]
+pub struct gw_event {
+    /// The SSE event name: "message" for chat chunks, e.g.
+    /// "response.output_text.delta" for the Responses format. Never NULL.
+    pub event: *const c_char,
+    /// The event's data, a JSON text. Never NULL.
+    pub data: *const c_char,
+    pub data_len: usize,
+    /// The text fragment the event carries (chat `delta.content`, Responses
+    /// `delta`), or NULL when it carries none. Print it as it comes.
+    pub text_delta: *const c_char,
+    pub text_delta_len: usize,
+    /// 0-based position of the event in the stream.
+    pub index: usize,
+}
+
+/// Called once per streamed event, on the thread that called the stream
+/// function. Return 0 to go on, non-zero to cancel: the connection is dropped
+/// and the call returns `GW_CANCELLED`.
+pub type gw_event_cb =
+    Option<unsafe extern "C" fn(event: *const gw_event, user_data: *mut c_void) -> c_int>;
+
+/// POST /v1/chat/completions. `request_json` is the request body (passed
+/// through: fields gw does not know reach the gateway untouched); documented
+/// limits are checked first unless the client has `"validate": false`.
+/// `"stream": true` is refused here: use `gw_chat_stream`.
+///
+/// Returns `GW_OK` with the `chat.completion` JSON in `*out`, or a status with
+/// the error JSON `{"error":{"message","type","code","status"}}` in `*out`.
+/// `*out` is freed with `gw_free`; `out` may be NULL.
+/// Thread-safe: many threads may call this on one client at once.
+#[no_mangle]
+pub unsafe extern "C" fn gw_chat(
+    client: *const gw_client,
+    request_json: *const c_char,
+    out: *mut *mut c_char,
+) -> c_int {
+    unary(client, request_json, out, &ops::CHAT)
+}
+
+/// POST /v1/chat/completions with `"stream": true` (set by gw).
+///
+/// `callback` (may be NULL) is called once per chunk with the text delta
+/// already extracted. On success `*out` holds a `chat.completion` assembled
+/// from the chunks. A stream that ends before `data: [DONE]` is `GW_STREAM`,
+/// an error object inside the stream is `GW_STREAM`, a line over
+/// `max_line_bytes` is `GW_TOO_LARGE`, a non-zero callback return is
+/// `GW_CANCELLED`. A stream is never retried once an event reached the callback.
+#[no_mangle]
+pub unsafe extern "C" fn gw_chat_stream(
+    client: *const gw_client,
+    request_json: *const c_char,
+    callback: gw_event_cb,
+    user_data: *mut c_void,
+    out: *mut *mut c_char,
+) -> c_int {
+    streamed(client, request_json, callback, user_data, out, &ops::CHAT)
+}
+
+/// POST /v1/responses (the Responses format). Ownership and errors as `gw_chat`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_responses(
+    client: *const gw_client,
+    request_json: *const c_char,
+    out: *mut *mut c_char,
+) -> c_int {
+    unary(client, request_json, out, &ops::RESPONSES)
+}
+
+/// POST /v1/responses with `"stream": true`. Events carry their `event:` name;
+/// `text_delta` is set for `response.output_text.delta`. On success `*out` is
+/// the `response` object of `response.completed`; `error` and
+/// `response.failed` events, or an end before `response.completed`, are
+/// `GW_STREAM`. Callback rules as `gw_chat_stream`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_responses_stream(
+    client: *const gw_client,
+    request_json: *const c_char,
+    callback: gw_event_cb,
+    user_data: *mut c_void,
+    out: *mut *mut c_char,
+) -> c_int {
+    streamed(
+        client,
+        request_json,
+        callback,
+        user_data,
+        out,
+        &ops::RESPONSES,
+    )
+}
+
+use super::client::gw_client;
+
+unsafe fn unary(
+    client: *const gw_client,
+    request_json: *const c_char,
+    out: *mut *mut c_char,
+    op: &Operation,
+) -> c_int {
+    call(out, || {
+        let client = args::client(client)?;
+        let body = args::json_object(request_json, "request_json")?;
+        if body.get("stream").and_then(|s| s.as_bool()) == Some(true) {
+            return Err(Error::invalid_param(
+                "stream",
+                format!(
+                    "stream: true needs the streaming call (gw_{}_stream)",
+                    op.name
+                ),
+            ));
+        }
+        client.call(op, &[], Some(&body))
+    })
+}
+
+unsafe fn streamed(
+    client: *const gw_client,
+    request_json: *const c_char,
+    callback: gw_event_cb,
+    user_data: *mut c_void,
+    out: *mut *mut c_char,
+    op: &Operation,
+) -> c_int {
+    call(out, || {
+        let client = args::client(client)?;
+        let body = args::json_object(request_json, "request_json")?;
+        let mut deliver = |ev: &StreamEvent<'_>| match callback {
+            None => true,
+            Some(cb) => deliver_event(cb, ev, user_data),
+        };
+        client.stream(op, &body, &mut deliver)
+    })
+}
+
+unsafe fn deliver_event(
+    cb: unsafe extern "C" fn(*const gw_event, *mut c_void) -> c_int,
+    ev: &StreamEvent<'_>,
+    user_data: *mut c_void,
+) -> bool {
+    let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
+    let name = c(ev.event);
+    let data = c(ev.data);
+    let delta = ev.text_delta.map(c);
+    let event = gw_event {
+        event: name.as_ptr(),
+        data: data.as_ptr(),
+        data_len: data.as_bytes().len(),
+        text_delta: delta.as_ref().map_or(std::ptr::null(), |d| d.as_ptr()),
+        text_delta_len: delta.as_ref().map_or(0, |d| d.as_bytes().len()),
+        index: ev.index,
+    };
+    cb(&event, user_data) == 0
+}

@@ -1,0 +1,70 @@
+//! The panic boundary and the `*out` contract shared by every export.
+
+use std::ffi::c_char;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::error::{Error, GW_OK};
+
+use super::last_error::set_last_error;
+
+/// Runs an export's body: `*out` gets the answer on success or the error JSON
+/// on failure (never a partial result); the status is returned.
+pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, Error>) -> c_int {
+    if !out.is_null() {
+        // SAFETY: the caller passes NULL or a writable `char **` (header contract).
+        unsafe { *out = std::ptr::null_mut() };
+    }
+    let result =
+        catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
+    let (status, text) = match result {
+        Ok(text) => (GW_OK, text),
+        Err(e) => {
+            set_last_error(&e.to_string());
+            (e.status(), e.to_json())
+        }
+    };
+    if !out.is_null() {
+        // SAFETY: as above.
+        unsafe { *out = malloc_string(&text) };
+    }
+    status
+}
+
+/// For exports that return a value instead of a status: a panic becomes `fallback`.
+pub(crate) fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
+        set_last_error(&panic_error(panic).to_string());
+        fallback
+    })
+}
+
+fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::Internal(format!("panic caught at the C boundary: {what}"))
+}
+
+/// A NUL-terminated copy in `malloc`ed memory, released by `gw_free`. An
+/// interior NUL (impossible in JSON text) is replaced so C sees the whole text.
+pub(crate) fn malloc_string(text: &str) -> *mut c_char {
+    let bytes = text.as_bytes();
+    // SAFETY: malloc of len + 1; NULL is checked before writing.
+    unsafe {
+        let p = libc::malloc(bytes.len() + 1) as *mut u8;
+        if p.is_null() {
+            return std::ptr::null_mut();
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        for i in 0..bytes.len() {
+            if *p.add(i) == 0 {
+                *p.add(i) = b' ';
+            }
+        }
+        *p.add(bytes.len()) = 0;
+        p as *mut c_char
+    }
+}

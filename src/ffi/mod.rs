@@ -1,0 +1,30 @@
+//! The `extern "C"` surface only: argument checks, marshalling and the panic
+//! guard. Nothing here knows about HTTP; nothing below here knows about C.
+//!
+//! Every exported function runs its body through `guard::call` (or
+//! `guard::catch` for the few that return a pointer), so no panic unwinds into C.
+
+#![allow(non_camel_case_types)]
+
+mod args;
+mod chat;
+mod client;
+mod embeddings;
+mod guard;
+mod images;
+mod last_error;
+mod misc;
+mod op;
+mod request;
+mod vendor;
+mod video;
+
+pub use chat::*;
+pub use client::*;
+pub use embeddings::*;
+pub use images::*;
+pub use last_error::*;
+pub use misc::*;
+pub use request::*;
+pub use vendor::*;
+pub use video::*;

@@ -1,0 +1,33 @@
+//! The one path every JSON operation export takes.
+
+use std::ffi::c_char;
+use std::os::raw::c_int;
+
+use crate::ops::{BodyKind, Operation};
+
+use super::args;
+use super::client::gw_client;
+use super::guard::call;
+
+/// Reads the client, the path parameters (each named for its error) and the
+/// request JSON, then runs the operation row.
+pub(crate) unsafe fn json_op(
+    client: *const gw_client,
+    op: &Operation,
+    params: &[(*const c_char, &str)],
+    request_json: *const c_char,
+    out: *mut *mut c_char,
+) -> c_int {
+    call(out, || {
+        let client = args::client(client)?;
+        let mut values = Vec::with_capacity(params.len());
+        for (p, name) in params {
+            values.push(args::text(*p, name)?);
+        }
+        let body = match op.body {
+            BodyKind::None => None,
+            _ => Some(args::json_object(request_json, "request_json")?),
+        };
+        client.call(op, &values, body.as_ref())
+    })
+}

@@ -1,0 +1,35 @@
+//! Any method and path, for what has no named function.
+
+use std::ffi::c_char;
+use std::os::raw::c_int;
+
+use super::args;
+use super::client::gw_client;
+use super::guard::call;
+
+/// Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.
+/// "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).
+/// `body_json` is the JSON body for POST, NULL for GET. Auth is placed as the
+/// API document says (`?key=` for `/v1beta/...`, Bearer elsewhere); a path of
+/// a documented operation gets that operation's limit checks and answer rules
+/// (vendor codes included). Ownership, errors and threads as `gw_chat`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_request(
+    client: *const gw_client,
+    method: *const c_char,
+    path: *const c_char,
+    body_json: *const c_char,
+    out: *mut *mut c_char,
+) -> c_int {
+    call(out, || {
+        let client = args::client(client)?;
+        let method = args::text(method, "method")?;
+        let path = args::text(path, "path")?;
+        let body = if body_json.is_null() {
+            None
+        } else {
+            Some(args::json_object(body_json, "body_json")?)
+        };
+        client.request(method, path, body.as_ref())
+    })
+}

@@ -1,0 +1,39 @@
+//! `gw`: an embeddable client for the Unified Generative-Model Gateway.
+//!
+//! A blocking Rust core (ureq + rustls) with a C ABI (`gw_*`, see
+//! `include/gw.h`). The Rust API is the same machinery without the C
+//! marshalling:
+//!
+//! ```no_run
+//! use gw::{Client, Options, ops};
+//! let client = Client::new(Options {
+//!     base_url: Some("https://gateway.example".into()),
+//!     api_key: Some("sk-...".into()),
+//!     ..Options::default()
+//! })?;
+//! let body = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Hi"}]});
+//! let completion = client.call(&ops::CHAT, &[], Some(&body))?;
+//! # Ok::<(), gw::Error>(())
+//! ```
+
+mod client;
+mod error;
+pub mod ffi;
+mod multipart;
+pub mod ops;
+mod options;
+mod retry;
+mod rules;
+pub mod sse;
+mod stream;
+mod transport_error;
+pub mod validate;
+
+pub use client::Client;
+pub use error::*;
+pub use multipart::{FilePart, Form};
+pub use options::{BaseUrl, Options};
+pub use stream::StreamEvent;
+
+/// The library version (`gw_version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

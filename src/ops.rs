@@ -1,0 +1,420 @@
+//! The operation table: every endpoint of the API document as data.
+//!
+//! Adding a documented endpoint is one row here (plus its rules in `rules.rs`
+//! and a mock handler), not a new code path: `Client::call` reads the row to
+//! build the URL, place the key, check the body and judge the answer.
+
+use crate::rules;
+use crate::validate::Rule;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// Where the API key goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auth {
+    /// `Authorization: Bearer <key>` (OpenAI-compatible and vendor paths).
+    Bearer,
+    /// `?key=<key>` (the native `/v1beta/...` format).
+    QueryKey,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    None,
+    Json,
+    Multipart,
+}
+
+/// How a 2xx answer is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// A JSON object that must hold these top-level fields.
+    Json(&'static [&'static str]),
+    /// A vendor-style body whose integer `code` is `ok` on success.
+    VendorCode { ok: i64 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    /// `data:` chunks ending with `[DONE]`.
+    Chat,
+    /// Named events ending with `response.completed`.
+    Responses,
+}
+
+#[derive(Debug)]
+pub struct Operation {
+    pub name: &'static str,
+    pub method: Method,
+    /// Path template; `{name}` is a path parameter, filled in order.
+    pub path: &'static str,
+    pub auth: Auth,
+    pub body: BodyKind,
+    pub reply: Reply,
+    pub rules: &'static [Rule],
+    pub stream: Option<StreamKind>,
+}
+
+const fn post(name: &'static str, path: &'static str, rules: &'static [Rule]) -> Operation {
+    Operation {
+        name,
+        method: Method::Post,
+        path,
+        auth: Auth::Bearer,
+        body: BodyKind::Json,
+        reply: Reply::Json(&[]),
+        rules,
+        stream: None,
+    }
+}
+
+const fn get(name: &'static str, path: &'static str) -> Operation {
+    Operation {
+        name,
+        method: Method::Get,
+        path,
+        auth: Auth::Bearer,
+        body: BodyKind::None,
+        reply: Reply::Json(&[]),
+        rules: &[],
+        stream: None,
+    }
+}
+
+const fn expecting(op: Operation, fields: &'static [&'static str]) -> Operation {
+    Operation {
+        reply: Reply::Json(fields),
+        ..op
+    }
+}
+
+pub static CHAT: Operation = Operation {
+    stream: Some(StreamKind::Chat),
+    ..expecting(
+        post("chat", "/v1/chat/completions", rules::CHAT),
+        &["choices"],
+    )
+};
+pub static RESPONSES: Operation = Operation {
+    stream: Some(StreamKind::Responses),
+    ..expecting(
+        post("responses", "/v1/responses", rules::RESPONSES),
+        &["output"],
+    )
+};
+pub static EMBEDDINGS: Operation = expecting(
+    post("embeddings", "/v1/embeddings", rules::EMBEDDINGS),
+    &["data"],
+);
+pub static IMAGE_GENERATE: Operation = expecting(
+    post(
+        "image_generate",
+        "/v1/images/generations",
+        rules::IMAGE_GENERATE,
+    ),
+    &["data"],
+);
+pub static IMAGE_EDIT: Operation = expecting(
+    post("image_edit", "/v1/images/edits", rules::IMAGE_EDIT),
+    &["data"],
+);
+pub static IMAGE_EDIT_UPLOAD: Operation = Operation {
+    body: BodyKind::Multipart,
+    ..expecting(
+        post(
+            "image_edit_upload",
+            "/v1/images/edits",
+            rules::IMAGE_EDIT_UPLOAD,
+        ),
+        &["data"],
+    )
+};
+pub static VIDEO_CREATE: Operation = expecting(
+    post("video_create", "/v1/video/create", rules::VIDEO_CREATE),
+    &["task_id"],
+);
+pub static VIDEO_GENERATE: Operation = post(
+    "video_generate",
+    "/v1/video/generations",
+    rules::VIDEO_GENERATE,
+);
+pub static VIDEO_GENERATION_STATUS: Operation =
+    get("video_generation_status", "/v1/video/generations/{id}");
+pub static VIDEO_CHARACTER: Operation = expecting(
+    post("video_character", "/v1/videos", rules::VIDEO_CHARACTER),
+    &["id"],
+);
+pub static VIDEO_CHARACTER_STATUS: Operation = get("video_character_status", "/v1/videos/{id}");
+pub static VIDEO_REMIX: Operation =
+    post("video_remix", "/v1/videos/{id}/remix", rules::VIDEO_REMIX);
+
+pub static VENDOR_K_TEXT2VIDEO: Operation = post(
+    "vendor_k_text2video",
+    "/vendorK/v1/videos/text2video",
+    rules::VENDOR_K_TEXT2VIDEO,
+);
+pub static VENDOR_K_IMAGE2VIDEO: Operation = post(
+    "vendor_k_image2video",
+    "/vendorK/v1/videos/image2video",
+    rules::VENDOR_K_IMAGE2VIDEO,
+);
+pub static VENDOR_K_MULTI_IMAGE2VIDEO: Operation = post(
+    "vendor_k_multi_image2video",
+    "/vendorK/v1/videos/multi-image2video",
+    rules::VENDOR_K_MULTI_IMAGE2VIDEO,
+);
+pub static VENDOR_K_STATUS: Operation = get("vendor_k_status", "/vendorK/v1/videos/{id}");
+pub static VENDOR_K_EFFECTS: Operation = post(
+    "vendor_k_effects",
+    "/vendorK/video/effects",
+    rules::VENDOR_K_EFFECTS,
+);
+pub static VENDOR_K_EXTEND: Operation = post(
+    "vendor_k_extend",
+    "/vendorK/video/extend",
+    rules::VENDOR_K_EXTEND,
+);
+pub static VENDOR_H_IMAGE_TO_VIDEO: Operation = Operation {
+    reply: Reply::VendorCode { ok: 0 },
+    ..post(
+        "vendor_h_image_to_video",
+        "/vendorH/image-to-video",
+        rules::VENDOR_H_IMAGE_TO_VIDEO,
+    )
+};
+pub static VENDOR_M_IMAGINE: Operation = Operation {
+    reply: Reply::VendorCode { ok: 1 },
+    ..post(
+        "vendor_m_imagine",
+        "/vendorM/submit/imagine",
+        rules::VENDOR_M_IMAGINE,
+    )
+};
+pub static VENDOR_I_DESCRIBE: Operation = expecting(
+    post(
+        "vendor_i_describe",
+        "/vendorI/describe",
+        rules::VENDOR_I_DESCRIBE,
+    ),
+    &["descriptions"],
+);
+pub static VENDOR_I_GENERATE: Operation = expecting(
+    post(
+        "vendor_i_generate",
+        "/vendorI/generate",
+        rules::VENDOR_I_GENERATE,
+    ),
+    &["data"],
+);
+pub static VENDOR_I_TEXT_TO_IMAGE: Operation = post(
+    "vendor_i_text_to_image",
+    "/vendorI/text-to-image",
+    rules::VENDOR_I_TEXT_TO_IMAGE,
+);
+pub static VENDOR_R_TASK: Operation = get("vendor_r_task", "/vendorR/task/{taskId}");
+pub static VENDOR_F_EDIT: Operation = post(
+    "vendor_f_edit",
+    "/vendorF/{model_slug}/edit",
+    rules::VENDOR_F_EDIT,
+);
+pub static GENERATE_CONTENT: Operation = Operation {
+    auth: Auth::QueryKey,
+    ..expecting(
+        post(
+            "generate_content",
+            "/v1beta/models/{model}:generateContent",
+            rules::GENERATE_CONTENT,
+        ),
+        &["candidates"],
+    )
+};
+
+/// Every operation, for `gw_request`'s lookup and for the README table.
+pub static ALL: &[&Operation] = &[
+    &CHAT,
+    &RESPONSES,
+    &EMBEDDINGS,
+    &IMAGE_GENERATE,
+    &IMAGE_EDIT,
+    &VIDEO_CREATE,
+    &VIDEO_GENERATE,
+    &VIDEO_GENERATION_STATUS,
+    &VIDEO_CHARACTER,
+    &VIDEO_CHARACTER_STATUS,
+    &VIDEO_REMIX,
+    &VENDOR_K_TEXT2VIDEO,
+    &VENDOR_K_IMAGE2VIDEO,
+    &VENDOR_K_MULTI_IMAGE2VIDEO,
+    &VENDOR_K_STATUS,
+    &VENDOR_K_EFFECTS,
+    &VENDOR_K_EXTEND,
+    &VENDOR_H_IMAGE_TO_VIDEO,
+    &VENDOR_M_IMAGINE,
+    &VENDOR_I_DESCRIBE,
+    &VENDOR_I_GENERATE,
+    &VENDOR_I_TEXT_TO_IMAGE,
+    &VENDOR_R_TASK,
+    &VENDOR_F_EDIT,
+    &GENERATE_CONTENT,
+];
+
+impl Operation {
+    /// The path with its parameters filled in (each percent-encoded, so an id
+    /// cannot reach another path) in template order.
+    pub fn path_with(&self, params: &[&str]) -> Result<String, crate::Error> {
+        let mut out = String::with_capacity(self.path.len() + 32);
+        let mut rest = self.path;
+        let mut given = params.iter();
+        while let Some(open) = rest.find('{') {
+            let close = rest[open..]
+                .find('}')
+                .map(|c| open + c)
+                .unwrap_or(rest.len());
+            let name = &rest[open + 1..close];
+            let value = given.next().ok_or_else(|| {
+                crate::Error::invalid_param(
+                    name,
+                    format!("{}: path parameter '{name}' is missing", self.name),
+                )
+            })?;
+            if value.is_empty() {
+                return Err(crate::Error::invalid_param(
+                    name,
+                    format!("{name}: must be a non-empty string"),
+                ));
+            }
+            out.push_str(&rest[..open]);
+            percent_encode_segment(value, &mut out);
+            rest = &rest[(close + 1).min(rest.len())..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// Whether a concrete path (no query) is an instance of this template.
+    pub fn matches(&self, method: &str, path: &str) -> bool {
+        if !method.eq_ignore_ascii_case(self.method.as_str()) {
+            return false;
+        }
+        let mut want = self.path.split('/');
+        let mut have = path.split('/');
+        loop {
+            match (want.next(), have.next()) {
+                (None, None) => return true,
+                (Some(w), Some(h)) if segment_matches(w, h) => {}
+                _ => return false,
+            }
+        }
+    }
+}
+
+/// Finds the row for a method and path (query ignored), for `gw_request`.
+pub fn lookup(method: &str, path: &str) -> Option<&'static Operation> {
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    ALL.iter().copied().find(|op| op.matches(method, path))
+}
+
+/// `{model}:generateContent` matches `gemini-x:generateContent`: a parameter
+/// with literal text before or after it in one segment.
+fn segment_matches(template: &str, segment: &str) -> bool {
+    match (template.find('{'), template.find('}')) {
+        (Some(open), Some(close)) => {
+            let (prefix, suffix) = (&template[..open], &template[close + 1..]);
+            segment.len() > prefix.len() + suffix.len()
+                && segment.starts_with(prefix)
+                && segment.ends_with(suffix)
+        }
+        _ => template == segment,
+    }
+}
+
+/// Keeps RFC 3986 unreserved characters (and `:` `@`, legal in a segment); encodes the rest.
+pub(crate) fn percent_encode_segment(value: &str, out: &mut String) {
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b':' | b'@') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+/// Percent-encodes a query value (the `?key=` API key).
+pub(crate) fn percent_encode_query(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_params_are_filled_and_encoded() {
+        assert_eq!(
+            VIDEO_CHARACTER_STATUS.path_with(&["abc/../x?y"]).unwrap(),
+            "/v1/videos/abc%2F..%2Fx%3Fy"
+        );
+        assert_eq!(
+            GENERATE_CONTENT.path_with(&["model-a"]).unwrap(),
+            "/v1beta/models/model-a:generateContent"
+        );
+        assert!(VIDEO_REMIX.path_with(&[]).is_err());
+        assert!(VIDEO_REMIX.path_with(&[""]).is_err());
+    }
+
+    #[test]
+    fn lookup_finds_rows_by_concrete_path() {
+        assert_eq!(lookup("POST", "/v1/chat/completions").unwrap().name, "chat");
+        assert_eq!(
+            lookup("get", "/vendorR/task/t1?x=1").unwrap().name,
+            "vendor_r_task"
+        );
+        assert_eq!(
+            lookup("POST", "/v1beta/models/m1:generateContent")
+                .unwrap()
+                .name,
+            "generate_content"
+        );
+        assert_eq!(
+            lookup("POST", "/v1/videos/v1/remix").unwrap().name,
+            "video_remix"
+        );
+        assert!(lookup("POST", "/v1/unknown").is_none());
+        assert!(lookup("GET", "/v1/chat/completions").is_none());
+    }
+
+    #[test]
+    fn every_path_is_unique_per_method() {
+        for (i, a) in ALL.iter().enumerate() {
+            for b in &ALL[i + 1..] {
+                assert!(
+                    !(a.method == b.method && a.path == b.path),
+                    "{} vs {}",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Client options: what a caller may set, their defaults, env fallbacks and the
+//! base-URL rules (trailing slash, trailing `/v1`, plain http only to loopback).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::Error;
+
+/// Options of a client, as given to `gw_client_new_with_options` in JSON.
+///
+/// Unknown keys are refused so that a typo (`"timout_ms"`) is an error, not a
+/// silently ignored setting.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    /// Gateway address; falls back to `GW_BASE_URL`.
+    pub base_url: Option<String>,
+    /// API key; falls back to `GW_API_KEY`. Never printed.
+    pub api_key: Option<String>,
+    /// TCP + TLS connect deadline.
+    pub connect_timeout_ms: u64,
+    /// Longest wait for the next bytes of an answer (a stalled stream ends here).
+    pub read_timeout_ms: u64,
+    /// Deadline for a whole call, retries and stream included; 0 = none.
+    pub total_timeout_ms: u64,
+    /// Retries after the first attempt, for 408/409/429/5xx and connection failures.
+    pub max_retries: u32,
+    /// First backoff step; doubles per retry up to `retry_max_delay_ms`.
+    pub retry_base_delay_ms: u64,
+    pub retry_max_delay_ms: u64,
+    /// Longest server-requested wait (`Retry-After`, `retry-after-ms`) that is honoured.
+    pub retry_after_cap_ms: u64,
+    /// `http://`, `https://`, `socks5://` proxy URL.
+    pub proxy: Option<String>,
+    /// Extra headers sent on every request.
+    pub headers: BTreeMap<String, String>,
+    /// Check the documented limits before sending.
+    pub validate: bool,
+    /// Allow plain `http://` to a host that is not loopback.
+    pub allow_insecure_http: bool,
+    /// Largest answer body read into memory.
+    pub max_response_bytes: u64,
+    /// Longest single line of a server-sent-events stream.
+    pub max_line_bytes: usize,
+    /// Extra `User-Agent` text, appended to `gw/<version>`.
+    pub user_agent: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            base_url: None,
+            api_key: None,
+            connect_timeout_ms: 10_000,
+            read_timeout_ms: 60_000,
+            total_timeout_ms: 600_000,
+            max_retries: 2,
+            retry_base_delay_ms: 500,
+            retry_max_delay_ms: 8_000,
+            retry_after_cap_ms: 60_000,
+            proxy: None,
+            headers: BTreeMap::new(),
+            validate: true,
+            allow_insecure_http: false,
+            max_response_bytes: 64 * 1024 * 1024,
+            max_line_bytes: 4 * 1024 * 1024,
+            user_agent: None,
+        }
+    }
+}
+
+// Written by hand so that the key never reaches a Debug print.
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("read_timeout_ms", &self.read_timeout_ms)
+            .field("total_timeout_ms", &self.total_timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .field("proxy", &self.proxy.as_ref().map(|_| "[set]"))
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("validate", &self.validate)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Options {
+    /// Parses options JSON; an empty string or `{}` gives the defaults.
+    pub fn from_json(json: &str) -> Result<Options, Error> {
+        if json.trim().is_empty() {
+            return Ok(Options::default());
+        }
+        serde_json::from_str(json).map_err(|e| Error::invalid(format!("options: {e}")))
+    }
+
+    /// Fills base URL and key from `GW_BASE_URL` / `GW_API_KEY` where unset.
+    pub fn with_env_fallbacks(mut self) -> Options {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if self.base_url.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            self.base_url = env("GW_BASE_URL");
+        }
+        if self.api_key.as_deref().is_none_or(str::is_empty) {
+            self.api_key = env("GW_API_KEY");
+        }
+        self
+    }
+
+    pub(crate) fn connect_timeout(&self) -> Option<Duration> {
+        non_zero_ms(self.connect_timeout_ms)
+    }
+    pub(crate) fn read_timeout(&self) -> Option<Duration> {
+        non_zero_ms(self.read_timeout_ms)
+    }
+    pub(crate) fn total_timeout(&self) -> Option<Duration> {
+        non_zero_ms(self.total_timeout_ms)
+    }
+}
+
+fn non_zero_ms(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+/// A checked, normalised gateway address: scheme://host[:port][/prefix], no
+/// trailing slash and no trailing `/v1` (paths are added with their version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseUrl {
+    pub(crate) root: String,
+    pub(crate) origin: Origin,
+}
+
+/// scheme, host, port: what "same origin" means for redirects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub scheme: String,
+    pub host: String,
+    pub port: u16,
+}
+
+impl BaseUrl {
+    pub fn parse(raw: &str, allow_insecure_http: bool) -> Result<BaseUrl, Error> {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            return Err(Error::invalid_param("base_url", "base_url is empty"));
+        }
+        let mut root = trimmed.trim_end_matches('/').to_string();
+        // OpenAI-SDK users paste `{base_url}/v1`; every path we send carries its version.
+        if root.to_ascii_lowercase().ends_with("/v1") {
+            root.truncate(root.len() - 3);
+            root = root.trim_end_matches('/').to_string();
+        }
+        let origin = Origin::parse(&root)
+            .map_err(|why| Error::invalid_param("base_url", format!("base_url {why}")))?;
+        if root.contains('?') || root.contains('#') {
+            return Err(Error::invalid_param(
+                "base_url",
+                "base_url must not contain a query or fragment",
+            ));
+        }
+        origin.check_secure(allow_insecure_http)?;
+        Ok(BaseUrl { root, origin })
+    }
+
+    /// The full URL of an API path (which starts with `/`).
+    pub fn join(&self, path: &str) -> String {
+        format!("{}{}", self.root, path)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.root
+    }
+}
+
+impl Origin {
+    /// Reads scheme, host and port off an absolute URL.
+    pub(crate) fn parse(url: &str) -> Result<Origin, String> {
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| "must start with http:// or https://".to_string())?;
+        let scheme = scheme.to_ascii_lowercase();
+        let default_port = match scheme.as_str() {
+            "https" => 443,
+            "http" => 80,
+            other => return Err(format!("has unsupported scheme '{other}'")),
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if authority.contains('@') {
+            return Err("must not carry credentials (use api_key)".into());
+        }
+        let (host, port) = split_host_port(authority)?;
+        if host.is_empty() {
+            return Err("has no host".into());
+        }
+        Ok(Origin {
+            scheme,
+            host: host.to_ascii_lowercase(),
+            port: port.unwrap_or(default_port),
+        })
+    }
+
+    pub(crate) fn is_loopback(&self) -> bool {
+        let h = self.host.trim_start_matches('[').trim_end_matches(']');
+        h == "localhost"
+            || h.ends_with(".localhost")
+            || h == "::1"
+            || h.parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// Plain http leaks the key to anyone on the path, so only loopback gets it by default.
+    pub(crate) fn check_secure(&self, allow_insecure_http: bool) -> Result<(), Error> {
+        if self.scheme == "http" && !allow_insecure_http && !self.is_loopback() {
+            return Err(Error::invalid_param(
+                "base_url",
+                format!(
+                    "refusing plain http:// to non-loopback host '{}': use https:// or set allow_insecure_http",
+                    self.host
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn split_host_port(authority: &str) -> Result<(&str, Option<u16>), String> {
+    let (host, port) = if let Some(end) = authority
+        .strip_prefix('[')
+        .and_then(|_| authority.find(']'))
+    {
+        let host = &authority[..=end];
+        match &authority[end + 1..] {
+            "" => (host, None),
+            p => (
+                host,
+                Some(p.strip_prefix(':').ok_or("has a malformed IPv6 host")?),
+            ),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        None => None,
+        Some(p) => Some(
+            p.parse::<u16>()
+                .map_err(|_| format!("has an invalid port '{p}'"))?,
+        ),
+    };
+    Ok((host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_url_forms_normalise_to_one_root() {
+        for raw in [
+            "https://api.example.com",
+            "https://api.example.com/",
+            "https://api.example.com/v1",
+            "https://api.example.com/v1/",
+            " https://api.example.com/V1// ",
+        ] {
+            let b = BaseUrl::parse(raw, false).unwrap();
+            assert_eq!(b.as_str(), "https://api.example.com", "{raw}");
+            assert_eq!(
+                b.join("/v1/chat/completions"),
+                "https://api.example.com/v1/chat/completions"
+            );
+        }
+        let www = BaseUrl::parse("https://www.api.example.com/v1", false).unwrap();
+        assert_eq!(www.join("/v1/x"), "https://www.api.example.com/v1/x");
+    }
+
+    #[test]
+    fn prefix_path_is_kept() {
+        let b = BaseUrl::parse("https://h.example/gateway/v1", false).unwrap();
+        assert_eq!(
+            b.join("/v1/embeddings"),
+            "https://h.example/gateway/v1/embeddings"
+        );
+    }
+
+    #[test]
+    fn plain_http_only_to_loopback() {
+        assert!(BaseUrl::parse("http://127.0.0.1:8080", false).is_ok());
+        assert!(BaseUrl::parse("http://localhost:1", false).is_ok());
+        assert!(BaseUrl::parse("http://[::1]:1", false).is_ok());
+        let e = BaseUrl::parse("http://api.example.com", false).unwrap_err();
+        assert!(e.to_string().contains("allow_insecure_http"));
+        assert!(BaseUrl::parse("http://api.example.com", true).is_ok());
+    }
+
+    #[test]
+    fn bad_urls_are_named() {
+        assert!(BaseUrl::parse("ftp://x", false)
+            .unwrap_err()
+            .to_string()
+            .contains("scheme"));
+        assert!(BaseUrl::parse("api.example.com", false).is_err());
+        assert!(BaseUrl::parse("https://:80", false).is_err());
+        assert!(BaseUrl::parse("https://h:99999", false)
+            .unwrap_err()
+            .to_string()
+            .contains("port"));
+        assert!(BaseUrl::parse("https://u:p@h", false).is_err());
+    }
+
+    #[test]
+    fn unknown_option_is_refused() {
+        let e = Options::from_json(r#"{"timout_ms": 5}"#).unwrap_err();
+        assert!(e.to_string().contains("timout_ms"), "{e}");
+    }
+
+    #[test]
+    fn debug_hides_key() {
+        let o = Options {
+            api_key: Some("sk-very-secret".into()),
+            ..Options::default()
+        };
+        assert!(!format!("{o:?}").contains("sk-very-secret"));
+    }
+}

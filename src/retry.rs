@@ -1,0 +1,167 @@
+//! The retry policy: which answers are worth another try and how long to wait.
+//!
+//! As openai-python does it: 408, 409, 429, 5xx and connection failures;
+//! `x-should-retry` overrides; `retry-after-ms`, then `Retry-After` (seconds or
+//! an HTTP date) are honoured up to a cap; otherwise exponential backoff from
+//! `base` doubling to `max`, minus up to 25 % jitter so clients do not retry
+//! in lockstep.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use ureq::http::HeaderMap;
+
+/// Whether an HTTP status is worth retrying, before `x-should-retry` is read.
+pub fn status_is_retryable(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+/// The server's explicit word (`x-should-retry: true|false`), when it gave one.
+pub fn should_retry_header(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("x-should-retry")?.to_str().ok()?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// The wait the server asked for, if any, read from `retry-after-ms` then
+/// `Retry-After`. Negative or unparsable values are ignored.
+pub fn server_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64(ms / 1000.0));
+        }
+    }
+    let value = text("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Backoff for retry number `attempt` (0-based): base * 2^attempt, capped, with jitter.
+pub fn backoff(attempt: u32, base: Duration, max: Duration) -> Duration {
+    let full = base.saturating_mul(1u32 << attempt.min(20)).min(max);
+    let jitter = 1.0 - 0.25 * unit_random();
+    full.mul_f64(jitter)
+}
+
+/// A cheap uniform value in [0, 1) for jitter; it needs spread, not secrecy.
+fn unit_random() -> f64 {
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut x = STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ seed;
+    // splitmix64 finaliser
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ureq::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn retryable_statuses() {
+        for s in [408, 409, 429, 500, 502, 503, 504] {
+            assert!(status_is_retryable(s), "{s}");
+        }
+        for s in [400, 401, 403, 404, 422] {
+            assert!(!status_is_retryable(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        assert_eq!(
+            server_delay(&headers(&[("retry-after-ms", "250")]), now),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            server_delay(&headers(&[("retry-after", "2")]), now),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            server_delay(&headers(&[("retry-after", "1.5")]), now),
+            Some(Duration::from_millis(1500))
+        );
+        // 2015-10-21 07:28:00 GMT is now + 0 s; 07:28:30 is now + 30 s.
+        assert_eq!(
+            server_delay(
+                &headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:30 GMT")]),
+                now
+            ),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            server_delay(
+                &headers(&[("retry-after", "Wed, 21 Oct 2015 07:00:00 GMT")]),
+                now
+            ),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(
+            server_delay(&headers(&[("retry-after", "soon")]), now),
+            None
+        );
+        assert_eq!(server_delay(&headers(&[("retry-after", "-3")]), now), None);
+        // retry-after-ms wins over Retry-After
+        assert_eq!(
+            server_delay(
+                &headers(&[("retry-after-ms", "10"), ("retry-after", "9")]),
+                now
+            ),
+            Some(Duration::from_millis(10))
+        );
+    }
+
+    #[test]
+    fn should_retry_header_values() {
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "true")])),
+            Some(true)
+        );
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "false")])),
+            Some(false)
+        );
+        assert_eq!(
+            should_retry_header(&headers(&[("x-should-retry", "maybe")])),
+            None
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_caps_and_jitters() {
+        let (base, max) = (Duration::from_millis(100), Duration::from_millis(1000));
+        for _ in 0..100 {
+            let b0 = backoff(0, base, max);
+            assert!(b0 <= base && b0 >= base.mul_f64(0.75), "{b0:?}");
+            let b2 = backoff(2, base, max);
+            assert!(b2 <= Duration::from_millis(400) && b2 >= Duration::from_millis(300));
+            assert!(backoff(30, base, max) <= max);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The documented limits, one table per endpoint (the API document's
+//! endpoint tables and its Limits section). The README lists them too.
+
+use crate::validate::{rule, Check::*, Rule};
+
+const EFFORT_CHAT: &[&str] = &["low", "medium", "high"];
+const EFFORT_RESPONSES: &[&str] = &["minimal", "low", "medium", "high"];
+const ROLES_CHAT: &[&str] = &["system", "user", "assistant", "tool"];
+const PART_TYPES: &[&str] = &["text", "image_url", "video_url"];
+const VIDEO_MAX_BYTES: usize = 50_000_000;
+const INT_MAX: i64 = i64::MAX;
+
+pub const CHAT: &[Rule] = &[
+    rule("model", Required),
+    rule("model", String),
+    rule("messages", Required),
+    rule("messages", MinItems(1)),
+    rule("messages[].role", Required),
+    rule("messages[].role", OneOf(ROLES_CHAT)),
+    rule("messages[].content", StringOrArray),
+    rule("messages[].content[].type", Required),
+    rule("messages[].content[].type", OneOf(PART_TYPES)),
+    rule("messages[].content[].image_url.url", Required),
+    rule("messages[].content[].video_url.url", Required),
+    rule(
+        "messages[].content[].video_url.url",
+        VideoDataUri {
+            max_bytes: VIDEO_MAX_BYTES,
+        },
+    ),
+    rule("messages[].content[].video_url.fps", Range(0.2, 5.0)),
+    rule("max_tokens", IntRange(1, INT_MAX)),
+    rule("temperature", Range(0.0, 2.0)),
+    rule("top_p", Range(0.0, 1.0)),
+    rule("stream", Bool),
+    rule("stop", MaxItems(4)),
+    rule("frequency_penalty", Range(-2.0, 2.0)),
+    rule("presence_penalty", Range(-2.0, 2.0)),
+    rule("reasoning_effort", OneOf(EFFORT_CHAT)),
+];
+
+pub const RESPONSES: &[Rule] = &[
+    rule("model", Required),
+    rule("model", String),
+    rule("input", Required),
+    rule("input", StringOrArray),
+    rule("stream", Bool),
+    rule("tools", Array),
+    rule("tools[].type", Required),
+    rule("reasoning", Object),
+    rule("reasoning.effort", OneOf(EFFORT_RESPONSES)),
+];
+
+pub const EMBEDDINGS: &[Rule] = &[
+    rule("model", Required),
+    rule("input", Required),
+    rule("input", StringOrArray),
+    rule("input", MaxTokensPerInput(8192)),
+    rule("encoding_format", OneOf(&["float", "base64"])),
+    rule("dimensions", IntRange(1, INT_MAX)),
+];
+
+pub const IMAGE_GENERATE: &[Rule] = &[
+    rule("model", Required),
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("response_format", OneOf(&["url", "b64_json"])),
+    rule("size", Size),
+    rule("seed", IntRange(-1, 2_147_483_647)),
+    rule("guidance_scale", Range(1.0, 10.0)),
+    rule("watermark", Bool),
+    rule("n", IntRange(1, INT_MAX)),
+];
+
+pub const IMAGE_EDIT: &[Rule] = &[
+    rule("model", Required),
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("image", Required),
+    rule("image", String),
+    rule("mask", String),
+    rule("n", IntRange(1, INT_MAX)),
+    rule("size", Size),
+];
+
+/// The multipart form: `image` comes as bytes, checked by the caller.
+pub const IMAGE_EDIT_UPLOAD: &[Rule] = &[
+    rule("model", Required),
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("n", IntRange(1, INT_MAX)),
+    rule("size", Size),
+];
+
+pub const VIDEO_CREATE: &[Rule] = &[
+    rule("model", Required),
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("duration", IntRange(1, INT_MAX)),
+];
+
+pub const VIDEO_GENERATE: &[Rule] = &[
+    rule("model", Required),
+    rule("duration", IntRange(1, INT_MAX)),
+];
+
+pub const VIDEO_CHARACTER: &[Rule] = &[
+    rule("model", Required),
+    rule("prompt", Required),
+    rule("character_id", Required),
+    rule("character_id", String),
+];
+
+pub const VIDEO_REMIX: &[Rule] = &[
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("size", Size),
+];
+
+pub const VENDOR_K_TEXT2VIDEO: &[Rule] = &[
+    rule("prompt", Required),
+    rule("duration", IntRange(1, INT_MAX)),
+];
+pub const VENDOR_K_IMAGE2VIDEO: &[Rule] = &[rule("duration", IntRange(1, INT_MAX))];
+pub const VENDOR_K_MULTI_IMAGE2VIDEO: &[Rule] = &[rule("duration", IntRange(1, INT_MAX))];
+
+pub const VENDOR_K_EFFECTS: &[Rule] = &[
+    rule("video", Required),
+    rule("video", String),
+    rule("effect", Required),
+    rule("effect", String),
+];
+
+pub const VENDOR_K_EXTEND: &[Rule] = &[rule("video_id", Required), rule("video_id", String)];
+
+pub const VENDOR_H_IMAGE_TO_VIDEO: &[Rule] = &[
+    rule("image_url", Required),
+    rule("image_url", String),
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("duration", IntRange(1, INT_MAX)),
+    rule("aspect_ratio", OneOf(&["16:9", "9:16", "1:1"])),
+];
+
+pub const VENDOR_M_IMAGINE: &[Rule] = &[
+    rule("prompt", Required),
+    rule("prompt", String),
+    rule("botType", Required),
+    rule("botType", String),
+    rule("base64Array", Array),
+    rule("notifyHook", String),
+    rule("state", String),
+];
+
+pub const VENDOR_I_DESCRIBE: &[Rule] = &[rule("image", Required), rule("image", String)];
+
+pub const VENDOR_I_GENERATE: &[Rule] = &[
+    rule("prompt", Required),
+    rule(
+        "aspect_ratio",
+        OneOf(&["1:1", "16:9", "9:16", "4:3", "3:4"]),
+    ),
+];
+
+pub const VENDOR_I_TEXT_TO_IMAGE: &[Rule] = &[rule("prompt", Required)];
+
+pub const VENDOR_F_EDIT: &[Rule] = &[
+    rule("image", Required),
+    rule("image", String),
+    rule("prompt", Required),
+    rule("prompt", String),
+];
+
+pub const GENERATE_CONTENT: &[Rule] = &[
+    rule("contents", Required),
+    rule("contents", MinItems(1)),
+    // `function` is not in the document's list but carries function results back
+    // in the native format's function-calling round trip, so it is let through.
+    rule("contents[].role", OneOf(&["user", "model", "function"])),
+    rule("contents[].parts", Required),
+    rule("contents[].parts", Array),
+    rule("tools", Array),
+    rule("generationConfig", Object),
+    rule("generationConfig.temperature", Range(0.0, 2.0)),
+    rule("generationConfig.topP", Range(0.0, 1.0)),
+];

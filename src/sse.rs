@@ -1,0 +1,297 @@
+//! A server-sent-events parser over any `BufRead`, following the WHATWG
+//! "event stream interpretation" rules. Pure: no HTTP in it.
+//!
+//! Differences from a naive `lines()` loop, each one a bug seen in the wild:
+//! lines end in LF, CR or CRLF (and a CR may be the last byte of one read);
+//! `data:` with or without the space; multi-line data joined with LF; comments
+//! and events without data skipped; a line over the cap is an error, not an
+//! out-of-memory. A final event with no blank line after it is still delivered
+//! (servers often omit it), and the caller decides whether an end without its
+//! terminal event is an error.
+
+use std::io::{self, BufRead};
+
+/// One dispatched event.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field, or `message` when none was given.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+    /// The last event id seen so far.
+    pub id: Option<String>,
+    /// A `retry:` value, when this event carried one.
+    pub retry_ms: Option<u64>,
+}
+
+#[derive(Debug)]
+pub enum SseError {
+    /// A line longer than the cap; the stream cannot be trusted past it.
+    LineTooLong {
+        limit: usize,
+    },
+    Io(io::Error),
+}
+
+const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+
+pub struct SseParser<R> {
+    reader: R,
+    max_line: usize,
+    /// The previous line ended in CR: a leading LF of the next read belongs to it.
+    after_cr: bool,
+    first_line: bool,
+    event: String,
+    data: String,
+    has_data: bool,
+    last_id: Option<String>,
+    retry_ms: Option<u64>,
+    line: Vec<u8>,
+}
+
+impl<R: BufRead> SseParser<R> {
+    pub fn new(reader: R, max_line: usize) -> Self {
+        SseParser {
+            reader,
+            max_line,
+            after_cr: false,
+            first_line: true,
+            event: String::new(),
+            data: String::new(),
+            has_data: false,
+            last_id: None,
+            retry_ms: None,
+            line: Vec::new(),
+        }
+    }
+
+    /// The next event, `Ok(None)` at the end of the stream.
+    pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
+        loop {
+            let Some(()) = self.read_line()? else {
+                // End of stream: deliver a pending event that lacked its blank line.
+                return Ok(self.dispatch());
+            };
+            let line = std::mem::take(&mut self.line);
+            let mut raw: &[u8] = &line;
+            if self.first_line {
+                self.first_line = false;
+                raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
+            }
+            let text = String::from_utf8_lossy(raw);
+            let text: &str = &text;
+            if text.is_empty() {
+                if let Some(ev) = self.dispatch() {
+                    self.line = line;
+                    return Ok(Some(ev));
+                }
+            } else {
+                self.process_field(text);
+            }
+            self.line = line;
+            self.line.clear();
+        }
+    }
+
+    fn process_field(&mut self, line: &str) {
+        if line.starts_with(':') {
+            return; // comment, often a keep-alive
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "event" => self.event = value.to_string(),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "id" if !value.contains('\0') => self.last_id = Some(value.to_string()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                self.retry_ms = value.parse().ok();
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self) -> Option<SseEvent> {
+        let event = std::mem::take(&mut self.event);
+        let retry_ms = self.retry_ms.take();
+        if !self.has_data {
+            self.data.clear();
+            return None;
+        }
+        self.has_data = false;
+        Some(SseEvent {
+            event: if event.is_empty() {
+                "message".to_string()
+            } else {
+                event
+            },
+            data: std::mem::take(&mut self.data),
+            id: self.last_id.clone(),
+            retry_ms,
+        })
+    }
+
+    /// Reads one line (without its terminator) into `self.line`; None at EOF
+    /// with nothing read.
+    fn read_line(&mut self) -> Result<Option<()>, SseError> {
+        self.line.clear();
+        let mut read_any = false;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(SseError::Io(e)),
+            };
+            if buf.is_empty() {
+                return Ok(read_any.then_some(()));
+            }
+            let mut start = 0;
+            if self.after_cr {
+                self.after_cr = false;
+                if buf[0] == b'\n' {
+                    start = 1;
+                }
+            }
+            let rest = &buf[start..];
+            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(pos) => {
+                    self.after_cr = rest[pos] == b'\r';
+                    push_checked(&mut self.line, self.max_line, &rest[..pos])?;
+                    self.reader.consume(start + pos + 1);
+                    return Ok(Some(()));
+                }
+                None => {
+                    let n = rest.len();
+                    if n > 0 {
+                        read_any = true;
+                    }
+                    push_checked(&mut self.line, self.max_line, &buf[start..start + n])?;
+                    self.reader.consume(start + n);
+                }
+            }
+        }
+    }
+}
+
+fn push_checked(line: &mut Vec<u8>, max_line: usize, bytes: &[u8]) -> Result<(), SseError> {
+    if line.len() + bytes.len() > max_line {
+        return Err(SseError::LineTooLong { limit: max_line });
+    }
+    line.extend_from_slice(bytes);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Cursor, Read};
+
+    fn parse_all(input: &[u8]) -> Vec<SseEvent> {
+        let mut p = SseParser::new(Cursor::new(input.to_vec()), 1024);
+        let mut out = Vec::new();
+        while let Some(ev) = p.next_event().unwrap() {
+            out.push(ev);
+        }
+        out
+    }
+
+    fn datas(input: &[u8]) -> Vec<String> {
+        parse_all(input).into_iter().map(|e| e.data).collect()
+    }
+
+    #[test]
+    fn lf_cr_and_crlf_all_end_lines() {
+        assert_eq!(
+            datas(b"data: a\n\ndata: b\r\rdata: c\r\n\r\n"),
+            ["a", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn space_after_colon_is_optional_and_only_one_is_removed() {
+        assert_eq!(datas(b"data:a\n\ndata:  b\n\n"), ["a", " b"]);
+    }
+
+    #[test]
+    fn multi_line_data_joins_with_lf() {
+        assert_eq!(
+            datas(b"data: {\ndata: \"k\": 1\ndata: }\n\n"),
+            ["{\n\"k\": 1\n}"]
+        );
+    }
+
+    #[test]
+    fn comments_and_events_without_data_are_skipped() {
+        let evs = parse_all(b": keep-alive\n\nevent: ping\n\nid: 7\nevent: x\ndata: y\n\n");
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].event, "x");
+        assert_eq!(evs[0].id.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn event_name_defaults_to_message_and_resets() {
+        let evs = parse_all(b"event: a\ndata: 1\n\ndata: 2\n\n");
+        assert_eq!(evs[0].event, "a");
+        assert_eq!(evs[1].event, "message");
+    }
+
+    #[test]
+    fn field_without_colon_and_unknown_fields() {
+        assert_eq!(datas(b"data\nfoo: bar\n\n"), [""]);
+    }
+
+    #[test]
+    fn retry_only_digits() {
+        let evs = parse_all(b"retry: 1500\ndata: a\n\nretry: 1x\ndata: b\n\n");
+        assert_eq!(evs[0].retry_ms, Some(1500));
+        assert_eq!(evs[1].retry_ms, None);
+    }
+
+    #[test]
+    fn bom_is_stripped_on_first_line_only() {
+        assert_eq!(datas(b"\xEF\xBB\xBFdata: a\n\n"), ["a"]);
+    }
+
+    #[test]
+    fn final_event_without_blank_line_is_delivered() {
+        assert_eq!(datas(b"data: a\n\ndata: [DONE]"), ["a", "[DONE]"]);
+    }
+
+    /// A reader handing out one byte per read: CR and LF of one CRLF arrive apart.
+    struct OneByte(Cursor<Vec<u8>>);
+    impl Read for OneByte {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn crlf_split_across_reads_is_one_line_end() {
+        let input = b"data: a\r\n\r\ndata: b\r\n\r\n".to_vec();
+        let reader = BufReader::with_capacity(1, OneByte(Cursor::new(input)));
+        let mut p = SseParser::new(reader, 1024);
+        assert_eq!(p.next_event().unwrap().unwrap().data, "a");
+        assert_eq!(p.next_event().unwrap().unwrap().data, "b");
+        assert!(p.next_event().unwrap().is_none());
+    }
+
+    #[test]
+    fn line_over_cap_is_an_error() {
+        let mut input = b"data: ".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 5000));
+        input.extend_from_slice(b"\n\n");
+        let mut p = SseParser::new(Cursor::new(input), 1024);
+        assert!(matches!(
+            p.next_event(),
+            Err(SseError::LineTooLong { limit: 1024 })
+        ));
+    }
+}

@@ -1,0 +1,362 @@
+//! Drives a stream: SSE events -> callback, text-delta extraction and the
+//! final object. An end before the terminal event is an error, never a silent
+//! success; an in-stream error object is an error.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::Error;
+use crate::ops::StreamKind;
+use crate::sse::{SseError, SseParser};
+use crate::transport_error::map_io;
+
+/// One event as the callback sees it. Borrowed: valid during the callback only.
+#[derive(Debug)]
+pub struct StreamEvent<'a> {
+    /// The SSE event name (`message` when the stream names none).
+    pub event: &'a str,
+    /// The event's data (a JSON text).
+    pub data: &'a str,
+    /// The text fragment this event carries, when it carries one.
+    pub text_delta: Option<&'a str>,
+    /// 0-based position among the events delivered.
+    pub index: usize,
+}
+
+/// Reads events until the terminal one; returns the assembled final object.
+pub fn drive<R: BufRead>(
+    kind: StreamKind,
+    parser: &mut SseParser<R>,
+    on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+) -> Result<String, Error> {
+    let mut chat = ChatAssembler::default();
+    let mut delivered = 0usize;
+    loop {
+        let ev = match parser.next_event() {
+            Ok(Some(ev)) => ev,
+            Ok(None) => {
+                let terminal = match kind {
+                    StreamKind::Chat => "data: [DONE]",
+                    StreamKind::Responses => "response.completed",
+                };
+                return Err(Error::Stream {
+                    message: format!("stream ended after {delivered} event(s) without {terminal}"),
+                    body: None,
+                });
+            }
+            Err(SseError::LineTooLong { limit }) => {
+                return Err(Error::TooLarge(format!(
+                    "a stream line is over max_line_bytes ({limit} bytes)"
+                )))
+            }
+            Err(SseError::Io(e)) => return Err(with_context(map_io(e), delivered)),
+        };
+        if kind == StreamKind::Chat && ev.data.trim() == "[DONE]" {
+            return Ok(chat.finish());
+        }
+        let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
+            Error::Decode(format!("stream event {delivered} is not valid JSON ({e})"))
+        })?;
+        let (delta, done) = match kind {
+            StreamKind::Chat => (chat.absorb(&data)?, None),
+            StreamKind::Responses => responses_event(&ev.event, &data)?,
+        };
+        let event = StreamEvent {
+            event: &ev.event,
+            data: &ev.data,
+            text_delta: delta.as_deref(),
+            index: delivered,
+        };
+        if !on_event(&event) {
+            return Err(Error::Cancelled);
+        }
+        delivered += 1;
+        if let Some(final_response) = done {
+            return Ok(final_response.to_string());
+        }
+    }
+}
+
+fn with_context(e: Error, delivered: usize) -> Error {
+    match e {
+        Error::Network(m) => Error::Network(format!("{m} (after {delivered} stream event(s))")),
+        Error::Timeout(m) => Error::Timeout(format!("{m} (after {delivered} stream event(s))")),
+        other => other,
+    }
+}
+
+/// A 2xx answer that is not an event stream: an error object, or a broken promise.
+pub fn non_stream_answer(text: &str) -> Error {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if v.get("error").is_some() => Error::Stream {
+            message: crate::error::http_error_message(200, text),
+            body: Some(v),
+        },
+        _ => {
+            Error::Decode("expected an event stream (text/event-stream), got another answer".into())
+        }
+    }
+}
+
+/// Responses events: (text delta, final response when this is the terminal event).
+fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<Value>), Error> {
+    let kind = match name {
+        "message" => data.get("type").and_then(Value::as_str).unwrap_or(name),
+        named => named,
+    };
+    match kind {
+        "response.output_text.delta" => Ok((
+            data.get("delta").and_then(Value::as_str).map(String::from),
+            None,
+        )),
+        "response.completed" => {
+            let response = data
+                .get("response")
+                .filter(|r| r.is_object())
+                .ok_or_else(|| {
+                    Error::Decode("response.completed carries no 'response' object".into())
+                })?;
+            Ok((None, Some(response.clone())))
+        }
+        "error" | "response.failed" => {
+            let detail = data
+                .pointer("/response/error")
+                .or_else(|| data.get("error"))
+                .cloned()
+                .unwrap_or_else(|| data.clone());
+            let message = detail
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the stream reported an error")
+                .to_string();
+            Err(Error::Stream {
+                message,
+                body: Some(detail),
+            })
+        }
+        _ => Ok((None, None)),
+    }
+}
+
+/// Builds a `chat.completion` from `chat.completion.chunk`s.
+#[derive(Default)]
+struct ChatAssembler {
+    id: Option<Value>,
+    created: Option<Value>,
+    model: Option<Value>,
+    system_fingerprint: Option<Value>,
+    usage: Option<Value>,
+    choices: BTreeMap<u64, ChoiceSoFar>,
+}
+
+#[derive(Default)]
+struct ChoiceSoFar {
+    role: Option<String>,
+    content: String,
+    reasoning: String,
+    finish_reason: Value,
+    tool_calls: BTreeMap<u64, Map<String, Value>>,
+}
+
+impl ChatAssembler {
+    /// Folds a chunk in; returns the text delta it carries.
+    fn absorb(&mut self, chunk: &Value) -> Result<Option<String>, Error> {
+        if let Some(err) = chunk.get("error") {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the stream reported an error")
+                .to_string();
+            return Err(Error::Stream {
+                message,
+                body: Some(chunk.clone()),
+            });
+        }
+        let choices = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .ok_or_else(|| Error::Decode("stream chunk lacks a 'choices' array".into()))?;
+        for (slot, key) in [
+            (&mut self.id, "id"),
+            (&mut self.created, "created"),
+            (&mut self.model, "model"),
+            (&mut self.system_fingerprint, "system_fingerprint"),
+        ] {
+            if slot.is_none() {
+                *slot = chunk.get(key).filter(|v| !v.is_null()).cloned();
+            }
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(u.clone());
+        }
+        let mut text: Option<String> = None;
+        for choice in choices {
+            let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let acc = self.choices.entry(index).or_default();
+            if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+                acc.finish_reason = reason.clone();
+            }
+            let Some(delta) = choice.get("delta") else {
+                continue;
+            };
+            if let Some(role) = delta.get("role").and_then(Value::as_str) {
+                acc.role = Some(role.to_string());
+            }
+            if let Some(piece) = delta.get("content").and_then(Value::as_str) {
+                acc.content.push_str(piece);
+                if !piece.is_empty() {
+                    text.get_or_insert_with(String::new).push_str(piece);
+                }
+            }
+            if let Some(piece) = delta.get("reasoning_content").and_then(Value::as_str) {
+                acc.reasoning.push_str(piece);
+            }
+            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                merge_tool_calls(&mut acc.tool_calls, calls);
+            }
+        }
+        Ok(text)
+    }
+
+    fn finish(self) -> String {
+        let choices: Vec<Value> = self
+            .choices
+            .into_iter()
+            .map(|(index, c)| {
+                let mut message = Map::new();
+                message.insert(
+                    "role".into(),
+                    c.role.unwrap_or_else(|| "assistant".into()).into(),
+                );
+                message.insert("content".into(), c.content.into());
+                if !c.reasoning.is_empty() {
+                    message.insert("reasoning_content".into(), c.reasoning.into());
+                }
+                if !c.tool_calls.is_empty() {
+                    let calls: Vec<Value> = c.tool_calls.into_values().map(Value::Object).collect();
+                    message.insert("tool_calls".into(), calls.into());
+                }
+                json!({"index": index, "message": message, "finish_reason": c.finish_reason})
+            })
+            .collect();
+        let mut out = Map::new();
+        out.insert("id".into(), self.id.unwrap_or(Value::Null));
+        out.insert("object".into(), "chat.completion".into());
+        out.insert("created".into(), self.created.unwrap_or(Value::Null));
+        out.insert("model".into(), self.model.unwrap_or(Value::Null));
+        if let Some(fp) = self.system_fingerprint {
+            out.insert("system_fingerprint".into(), fp);
+        }
+        out.insert("choices".into(), choices.into());
+        if let Some(u) = self.usage {
+            out.insert("usage".into(), u);
+        }
+        Value::Object(out).to_string()
+    }
+}
+
+/// Tool-call deltas arrive in pieces keyed by `index`: id and name once,
+/// `function.arguments` as string fragments to concatenate.
+fn merge_tool_calls(calls: &mut BTreeMap<u64, Map<String, Value>>, deltas: &[Value]) {
+    for d in deltas {
+        let index = d.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let call = calls.entry(index).or_default();
+        for key in ["id", "type"] {
+            if let Some(v) = d.get(key).filter(|v| !v.is_null()) {
+                call.insert(key.into(), v.clone());
+            }
+        }
+        if let Some(f) = d.get("function") {
+            let func = call
+                .entry("function")
+                .or_insert_with(|| json!({"name": "", "arguments": ""}));
+            for key in ["name", "arguments"] {
+                if let Some(piece) = f.get(key).and_then(Value::as_str) {
+                    let slot = &mut func[key];
+                    let joined = format!("{}{piece}", slot.as_str().unwrap_or(""));
+                    *slot = joined.into();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn run(kind: StreamKind, text: &str) -> (Result<String, Error>, Vec<Option<String>>) {
+        let mut parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
+        let mut deltas = Vec::new();
+        let result = drive(kind, &mut parser, &mut |ev| {
+            deltas.push(ev.text_delta.map(String::from));
+            true
+        });
+        (result, deltas)
+    }
+
+    const CHAT: &str = concat!(
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n"
+    );
+
+    #[test]
+    fn chat_chunks_assemble_into_a_completion() {
+        let (result, deltas) = run(StreamKind::Chat, CHAT);
+        let v: Value = serde_json::from_str(&result.unwrap()).unwrap();
+        assert_eq!(v["object"], "chat.completion");
+        assert_eq!(v["id"], "c1");
+        assert_eq!(v["choices"][0]["message"]["content"], "Hello");
+        assert_eq!(v["choices"][0]["message"]["role"], "assistant");
+        assert_eq!(v["choices"][0]["finish_reason"], "stop");
+        assert_eq!(deltas, [None, Some("Hel".into()), Some("lo".into()), None]);
+    }
+
+    #[test]
+    fn chat_without_done_is_a_stream_error() {
+        let cut = CHAT.replace("data: [DONE]\n\n", "");
+        let (result, _) = run(StreamKind::Chat, &cut);
+        assert!(matches!(result, Err(Error::Stream { .. })));
+    }
+
+    #[test]
+    fn tool_call_fragments_are_joined() {
+        let text = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"t1\",\"type\":\"function\",\"function\":{\"name\":\"get\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let v: Value = serde_json::from_str(&run(StreamKind::Chat, text).0.unwrap()).unwrap();
+        let call = &v["choices"][0]["message"]["tool_calls"][0];
+        assert_eq!(call["id"], "t1");
+        assert_eq!(call["function"]["arguments"], "{\"a\":1}");
+        assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
+    }
+
+    #[test]
+    fn responses_stream_returns_the_completed_response() {
+        let text = concat!(
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\n",
+            "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r1\",\"status\":\"completed\"}}\n\n"
+        );
+        let (result, deltas) = run(StreamKind::Responses, text);
+        let v: Value = serde_json::from_str(&result.unwrap()).unwrap();
+        assert_eq!(v["id"], "r1");
+        assert_eq!(deltas, [Some("Hi".into()), None]);
+    }
+
+    #[test]
+    fn responses_failed_event_is_a_stream_error() {
+        let text = "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"error\":{\"message\":\"boom\"}}}\n\n";
+        match run(StreamKind::Responses, text).0 {
+            Err(Error::Stream { message, .. }) => assert_eq!(message, "boom"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Applies declarative rules (`rules.rs`) to a request body before it is sent.
+//!
+//! A rule names a field by a path (`messages[].content[].video_url.fps`:
+//! `[]` walks every item of an array) and one check. A broken rule gives
+//! `GW_INVALID_ARGUMENT` whose message names the concrete field
+//! (`messages[0].content[1].video_url.fps`) and the rule, and nothing is sent.
+
+use serde_json::Value;
+
+use crate::error::Error;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Check {
+    /// Present and not null.
+    Required,
+    String,
+    Bool,
+    Array,
+    Object,
+    /// A string or an array (chat `content`, Responses `input`).
+    StringOrArray,
+    /// A number in `min..=max`.
+    Range(f64, f64),
+    /// An integer in `min..=max`.
+    IntRange(i64, i64),
+    MinItems(usize),
+    MaxItems(usize),
+    OneOf(&'static [&'static str]),
+    /// `<width>x<height>`, both positive integers.
+    Size,
+    /// A `data:` URI is mp4/mov and at most this many decoded bytes; URLs pass.
+    VideoDataUri {
+        max_bytes: usize,
+    },
+    /// Every item of a token array (array of integers) list is at most this long.
+    MaxTokensPerInput(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub field: &'static str,
+    pub check: Check,
+}
+
+pub const fn rule(field: &'static str, check: Check) -> Rule {
+    Rule { field, check }
+}
+
+/// Checks `body` against `rules`; the first broken rule is the error.
+pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
+    for r in rules {
+        let mut found = Vec::new();
+        resolve(body, r.field, String::new(), &mut found);
+        for (path, value) in found {
+            if let Err(why) = apply(r.check, value) {
+                return Err(Error::invalid_param(&path, format!("{path}: {why}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Collects (concrete path, value) for a rule path. A missing last field yields
+/// None (so `Required` can fire); a missing container above it yields nothing.
+fn resolve<'a>(
+    value: &'a Value,
+    path: &str,
+    prefix: String,
+    out: &mut Vec<(String, Option<&'a Value>)>,
+) {
+    let (head, rest) = match path.split_once('.') {
+        Some((h, r)) => (h, Some(r)),
+        None => (path, None),
+    };
+    let (name, each) = match head.strip_suffix("[]") {
+        Some(n) => (n, true),
+        None => (head, false),
+    };
+    let here = if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    };
+    let child = value.as_object().and_then(|o| o.get(name));
+    let Some(child) = child.filter(|c| !c.is_null()) else {
+        if rest.is_none() && !each {
+            out.push((here, None));
+        }
+        return;
+    };
+    let mut visit = |v: &'a Value, p: String| match rest {
+        Some(r) => resolve(v, r, p, out),
+        None => out.push((p, Some(v))),
+    };
+    if each {
+        if let Some(items) = child.as_array() {
+            for (i, item) in items.iter().enumerate() {
+                visit(item, format!("{here}[{i}]"));
+            }
+        }
+    } else {
+        visit(child, here);
+    }
+}
+
+fn apply(check: Check, value: Option<&Value>) -> Result<(), String> {
+    let Some(v) = value else {
+        return match check {
+            Check::Required => Err("is required".into()),
+            _ => Ok(()),
+        };
+    };
+    match check {
+        Check::Required => Ok(()),
+        Check::String => expect(v.is_string(), "must be a string"),
+        Check::Bool => expect(v.is_boolean(), "must be a boolean"),
+        Check::Array => expect(v.is_array(), "must be an array"),
+        Check::Object => expect(v.is_object(), "must be an object"),
+        Check::StringOrArray => expect(
+            v.is_string() || v.is_array(),
+            "must be a string or an array",
+        ),
+        Check::Range(min, max) => match v.as_f64() {
+            Some(n) if (min..=max).contains(&n) => Ok(()),
+            Some(n) => Err(format!("must be between {min} and {max} (got {n})")),
+            None => Err(format!("must be a number between {min} and {max}")),
+        },
+        Check::IntRange(min, max) => match v.as_i64() {
+            Some(n) if (min..=max).contains(&n) => Ok(()),
+            Some(n) => Err(int_range_text(min, max, n)),
+            None => Err(format!("must be an integer {}", int_bounds(min, max))),
+        },
+        Check::MinItems(n) => match v.as_array() {
+            Some(a) if a.len() >= n => Ok(()),
+            Some(a) => Err(format!("must have at least {n} item(s) (got {})", a.len())),
+            None => Err("must be an array".into()),
+        },
+        Check::MaxItems(n) => match v {
+            Value::Array(a) if a.len() > n => {
+                Err(format!("must have at most {n} items (got {})", a.len()))
+            }
+            _ => Ok(()),
+        },
+        Check::OneOf(allowed) => match v.as_str() {
+            Some(s) if allowed.contains(&s) => Ok(()),
+            _ => Err(format!("must be one of {} (got {v})", allowed.join(", "))),
+        },
+        Check::Size => match v.as_str().and_then(parse_size) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "must be <width>x<height>, e.g. 1024x1024 (got {v})"
+            )),
+        },
+        Check::VideoDataUri { max_bytes } => check_video_uri(v, max_bytes),
+        Check::MaxTokensPerInput(max) => check_token_arrays(v, max),
+    }
+}
+
+fn expect(ok: bool, why: &str) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(why.into())
+    }
+}
+
+fn int_bounds(min: i64, max: i64) -> String {
+    if max == i64::MAX {
+        format!(">= {min}")
+    } else {
+        format!("between {min} and {max}")
+    }
+}
+
+fn int_range_text(min: i64, max: i64, got: i64) -> String {
+    format!("must be {} (got {got})", int_bounds(min, max))
+}
+
+fn parse_size(s: &str) -> Option<(u32, u32)> {
+    let (w, h) = s.split_once(['x', 'X'])?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(w) || !digits(h) {
+        return None;
+    }
+    let (w, h) = (w.parse().ok()?, h.parse().ok()?);
+    (w > 0 && h > 0).then_some((w, h))
+}
+
+/// Video parts: a data URI must be mp4 or mov and at most `max_bytes` once decoded.
+fn check_video_uri(v: &Value, max_bytes: usize) -> Result<(), String> {
+    let Some(url) = v.as_str() else {
+        return Err("must be a string (a URL or a data URI)".into());
+    };
+    let Some(rest) = url.strip_prefix("data:") else {
+        return Ok(());
+    };
+    let (meta, payload) = rest
+        .split_once(',')
+        .ok_or("is a data URI without a ',' before its data")?;
+    let mime = meta.split(';').next().unwrap_or("").to_ascii_lowercase();
+    if !matches!(mime.as_str(), "video/mp4" | "video/quicktime" | "video/mov") {
+        return Err(format!(
+            "data URI must be video/mp4 or video/quicktime (mov) (got '{mime}')"
+        ));
+    }
+    let decoded = if meta.ends_with(";base64") {
+        payload.trim_end_matches('=').len() * 3 / 4
+    } else {
+        payload.len()
+    };
+    if decoded > max_bytes {
+        return Err(format!(
+            "video data must be at most {} MB (got {:.1} MB)",
+            max_bytes / 1_000_000,
+            decoded as f64 / 1_000_000.0
+        ));
+    }
+    Ok(())
+}
+
+/// Embedding input given as token arrays: each array's length is its token count.
+fn check_token_arrays(v: &Value, max: usize) -> Result<(), String> {
+    let is_tokens = |a: &Vec<Value>| !a.is_empty() && a.iter().all(Value::is_i64);
+    let too_long = |a: &Vec<Value>| is_tokens(a) && a.len() > max;
+    match v {
+        Value::Array(items) if too_long(items) => Err(format!(
+            "each input must be at most {max} tokens (got {})",
+            items.len()
+        )),
+        Value::Array(items) => match items
+            .iter()
+            .filter_map(Value::as_array)
+            .find(|a| too_long(a))
+        {
+            Some(a) => Err(format!(
+                "each input must be at most {max} tokens (got {})",
+                a.len()
+            )),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const RULES: &[Rule] = &[
+        rule("model", Check::Required),
+        rule("messages", Check::MinItems(1)),
+        rule("messages[].content[].video_url.fps", Check::Range(0.2, 5.0)),
+        rule("size", Check::Size),
+        rule("seed", Check::IntRange(-1, 2_147_483_647)),
+    ];
+
+    fn err(body: Value) -> String {
+        check(RULES, &body).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn names_the_concrete_field() {
+        let body = json!({"model":"m","messages":[{"content":"x"},{"content":[{"type":"text"},{"type":"video_url","video_url":{"url":"u","fps":9}}]}]});
+        assert_eq!(
+            err(body),
+            "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 9)"
+        );
+    }
+
+    #[test]
+    fn required_and_min_items() {
+        assert_eq!(err(json!({"messages":[{}]})), "model: is required");
+        assert_eq!(
+            err(json!({"model":"m","messages":[]})),
+            "messages: must have at least 1 item(s) (got 0)"
+        );
+        assert!(check(RULES, &json!({"model":"m","messages":[{"content":"hi"}]})).is_ok());
+    }
+
+    #[test]
+    fn size_and_int_range() {
+        assert!(err(json!({"model":"m","size":"1024*1024"}))
+            .starts_with("size: must be <width>x<height>"));
+        assert!(err(json!({"model":"m","seed":2_147_483_648_i64}))
+            .starts_with("seed: must be between -1"));
+        assert!(err(json!({"model":"m","seed":1.5})).starts_with("seed: must be an integer"));
+        assert!(check(RULES, &json!({"model":"m","size":"512x768","seed":-1})).is_ok());
+    }
+
+    #[test]
+    fn video_data_uri() {
+        let ok = json!("data:video/mp4;base64,AAAA");
+        assert!(check_video_uri(&ok, 50_000_000).is_ok());
+        assert!(
+            check_video_uri(&json!("data:video/webm;base64,AAAA"), 50_000_000)
+                .unwrap_err()
+                .contains("video/mp4")
+        );
+        let big = format!("data:video/mp4;base64,{}", "A".repeat(80));
+        assert!(check_video_uri(&json!(big), 50)
+            .unwrap_err()
+            .contains("at most"));
+        assert!(check_video_uri(&json!("https://v.example/a.webm"), 1).is_ok());
+    }
+
+    #[test]
+    fn token_arrays() {
+        assert!(check_token_arrays(&json!([1, 2, 3]), 2).is_err());
+        assert!(check_token_arrays(&json!([[1, 2], [1, 2, 3]]), 2).is_err());
+        assert!(check_token_arrays(&json!(["long text"]), 2).is_ok());
+    }
+}
