@@ -14,6 +14,7 @@ mod multipart;
 mod record;
 mod routes;
 mod state;
+mod stream;
 mod validate;
 mod words;
 

@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 
 use crate::clock::now_secs;
 use crate::errors::{ok, ApiError, Reply};
-use crate::faults::{plan_stream, stream_response, StreamKind};
 use crate::intake::Ctx;
 use crate::state::Shared;
+use crate::stream::{plan_stream, stream_response, StreamKind};
 use crate::validate as v;
 use crate::words;
 
