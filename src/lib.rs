@@ -26,6 +26,7 @@ mod retry;
 mod rules;
 pub mod sse;
 mod stream;
+mod tasks;
 mod transport_error;
 pub mod validate;
 
@@ -34,6 +35,7 @@ pub use error::*;
 pub use multipart::{FilePart, Form};
 pub use options::{BaseUrl, Options};
 pub use stream::StreamEvent;
+pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions};
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

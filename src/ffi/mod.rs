@@ -18,6 +18,7 @@ mod op;
 mod request;
 mod vendor;
 mod video;
+mod wait;
 
 pub use chat::*;
 pub use client::*;
@@ -28,3 +29,4 @@ pub use misc::*;
 pub use request::*;
 pub use vendor::*;
 pub use video::*;
+pub use wait::*;

@@ -10,6 +10,7 @@ use crate::ops::{self, Operation};
 use super::client::gw_client;
 use super::guard::call;
 use super::op::json_op;
+use super::wait::family_of;
 
 /// Unified video tasks: GET /v1/video/generations/{id}.
 pub const GW_VIDEO_UNIFIED: c_int = 0;
@@ -20,17 +21,8 @@ pub const GW_VIDEO_VENDOR_K: c_int = 2;
 /// Vendor R tasks: GET /vendorR/task/{taskId}.
 pub const GW_VIDEO_VENDOR_R: c_int = 3;
 
-pub(crate) fn status_op(family: c_int) -> Result<&'static Operation, Error> {
-    match family {
-        GW_VIDEO_UNIFIED => Ok(&ops::VIDEO_GENERATION_STATUS),
-        GW_VIDEO_CHARACTER => Ok(&ops::VIDEO_CHARACTER_STATUS),
-        GW_VIDEO_VENDOR_K => Ok(&ops::VENDOR_K_STATUS),
-        GW_VIDEO_VENDOR_R => Ok(&ops::VENDOR_R_TASK),
-        other => Err(Error::invalid_param(
-            "family",
-            format!("family: must be GW_VIDEO_UNIFIED, GW_VIDEO_CHARACTER, GW_VIDEO_VENDOR_K or GW_VIDEO_VENDOR_R (got {other})"),
-        )),
-    }
+fn status_op(family: c_int) -> Result<&'static Operation, Error> {
+    family_of(family).map(|f| f.status_op())
 }
 
 /// Queries a video task once. `family` is one of `GW_VIDEO_*`; `task_id` is

@@ -1,0 +1,66 @@
+//! Polling a video task until it ends, with progress and cancellation.
+
+use std::ffi::{c_char, c_void, CString};
+use std::os::raw::c_int;
+
+use crate::error::Error;
+use crate::tasks::{TaskFamily, WaitOptions};
+
+use super::args;
+use super::client::gw_client;
+use super::guard::call;
+use super::video::{GW_VIDEO_CHARACTER, GW_VIDEO_UNIFIED, GW_VIDEO_VENDOR_K, GW_VIDEO_VENDOR_R};
+
+/// Called after each poll of `gw_video_wait` with the task's status word and
+/// its whole record (JSON), both valid during the callback only. Return 0 to
+/// go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
+pub type gw_progress_cb =
+    Option<unsafe extern "C" fn(status: *const c_char, task_json: *const c_char, user_data: *mut c_void) -> c_int>;
+
+pub(crate) fn family_of(family: c_int) -> Result<TaskFamily, Error> {
+    match family {
+        GW_VIDEO_UNIFIED => Ok(TaskFamily::Unified),
+        GW_VIDEO_CHARACTER => Ok(TaskFamily::Character),
+        GW_VIDEO_VENDOR_K => Ok(TaskFamily::VendorK),
+        GW_VIDEO_VENDOR_R => Ok(TaskFamily::VendorR),
+        other => Err(Error::invalid_param(
+            "family",
+            format!("family: must be GW_VIDEO_UNIFIED, GW_VIDEO_CHARACTER, GW_VIDEO_VENDOR_K or GW_VIDEO_VENDOR_R (got {other})"),
+        )),
+    }
+}
+
+/// Polls a video task of `family` (`GW_VIDEO_*`) until its status is terminal
+/// (`succeeded`/`succeed`/`completed`/`SUCCEEDED` or `failed`/`FAILED`, ...).
+///
+/// `wait_options_json` may be NULL: `{"interval_ms": 2000, "timeout_ms": 600000}`.
+/// `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
+/// task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
+/// failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
+/// stopped it; or the status of a failed poll. Blocks the calling thread.
+#[no_mangle]
+pub unsafe extern "C" fn gw_video_wait(
+    client: *const gw_client,
+    family: c_int,
+    task_id: *const c_char,
+    wait_options_json: *const c_char,
+    progress: gw_progress_cb,
+    user_data: *mut c_void,
+    out: *mut *mut c_char,
+) -> c_int {
+    call(out, || {
+        let client = args::client(client)?;
+        let family = family_of(family)?;
+        let task_id = args::text(task_id, "task_id")?;
+        let options = WaitOptions::from_json(args::optional_text(wait_options_json, "wait_options_json")?)?;
+        let mut on_status = |status: &str, record: &str| match progress {
+            None => true,
+            Some(cb) => {
+                let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
+                let (status, record) = (c(status), c(record));
+                cb(status.as_ptr(), record.as_ptr(), user_data) == 0
+            }
+        };
+        client.wait_for_task(family, task_id, &options, &mut on_status)
+    })
+}
