@@ -124,6 +124,11 @@ typedef struct gw_file {
   const char *content_type;
 } gw_file;
 
+// Called after each poll of `gw_video_wait` with the task's status word and
+// its whole record (JSON), both valid during the callback only. Return 0 to
+// go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
+typedef int (*gw_progress_cb)(const char *status, const char *task_json, void *user_data);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -329,6 +334,22 @@ int gw_video_remix(const struct gw_client *client,
                    const char *video_id,
                    const char *request_json,
                    char **out);
+
+// Polls a video task of `family` (`GW_VIDEO_*`) until its status is terminal
+// (`succeeded`/`succeed`/`completed`/`SUCCEEDED` or `failed`/`FAILED`, ...).
+//
+// `wait_options_json` may be NULL: `{"interval_ms": 2000, "timeout_ms": 600000}`.
+// `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
+// task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
+// failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
+// stopped it; or the status of a failed poll. Blocks the calling thread.
+int gw_video_wait(const struct gw_client *client,
+                  int family,
+                  const char *task_id,
+                  const char *wait_options_json,
+                  gw_progress_cb progress,
+                  void *user_data,
+                  char **out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -373,7 +373,9 @@ impl Client {
             let next = resolve_location(&url, location);
             let origin = Origin::parse(&next)
                 .map_err(|why| Error::Network(format!("redirect target {why}")))?;
-            origin.check_secure(self.options.allow_insecure_http)?;
+            origin
+                .check_secure(self.options.allow_insecure_http)
+                .map_err(|e| Error::Network(format!("redirect refused: {e}")))?;
             trusted &= origin == self.base.origin;
             if status == 303 {
                 method = Method::Get;
