@@ -43,6 +43,13 @@ impl fmt::Debug for Client {
     }
 }
 
+/// How one attempt ended: an answer or a transport error (both may be retried),
+/// or a refusal of ours (a bad redirect) that no retry can change.
+enum Attempt {
+    Sent(Result<Response<Body>, Error>),
+    Refused(Error),
+}
+
 /// What goes on the wire for one call, before auth and redirects.
 struct Outgoing<'a> {
     method: Method,
@@ -305,7 +312,10 @@ impl Client {
         let deadline = self.options.total_timeout().map(|t| started + t);
         let mut attempt: u32 = 0;
         loop {
-            let result = self.attempt(out, deadline);
+            let result = match self.attempt(out, deadline) {
+                Attempt::Refused(e) => return Err(e),
+                Attempt::Sent(result) => result,
+            };
             let (retryable, wait) = match &result {
                 Ok(r) if r.status().is_success() => return result,
                 Ok(r) => {
@@ -343,24 +353,24 @@ impl Client {
     /// One attempt: the request and the redirects it leads to. Credentials go
     /// only to the base URL's origin; once a redirect leaves it they are gone
     /// for the rest of the chain.
-    fn attempt(
-        &self,
-        out: &Outgoing<'_>,
-        deadline: Option<Instant>,
-    ) -> Result<Response<Body>, Error> {
+    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Attempt {
         let mut url = self.base.join(&out.path);
         let mut method = out.method;
         let mut body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
-            let response = self.send_once(
+            let sent = self.send_once(
                 method,
                 &url,
                 trusted.then_some(out.auth),
                 body,
                 out.accept,
                 deadline,
-            )?;
+            );
+            let response = match sent {
+                Ok(r) => r,
+                Err(e) => return Attempt::Sent(Err(e)),
+            };
             let status = response.status().as_u16();
             let location = response
                 .headers()
@@ -368,14 +378,18 @@ impl Client {
                 .and_then(|v| v.to_str().ok());
             let (true, Some(location)) = (matches!(status, 301 | 302 | 303 | 307 | 308), location)
             else {
-                return Ok(response);
+                return Attempt::Sent(Ok(response));
             };
             let next = resolve_location(&url, location);
-            let origin = Origin::parse(&next)
-                .map_err(|why| Error::Network(format!("redirect target {why}")))?;
-            origin
-                .check_secure(self.options.allow_insecure_http)
-                .map_err(|e| Error::Network(format!("redirect refused: {e}")))?;
+            let origin = match Origin::parse(&next) {
+                Ok(o) => o,
+                Err(why) => {
+                    return Attempt::Refused(Error::Network(format!("redirect target {why}")))
+                }
+            };
+            if let Err(e) = origin.check_secure(self.options.allow_insecure_http) {
+                return Attempt::Refused(Error::Network(format!("redirect refused: {e}")));
+            }
             trusted &= origin == self.base.origin;
             if status == 303 {
                 method = Method::Get;
@@ -383,7 +397,7 @@ impl Client {
             }
             url = next;
         }
-        Err(Error::Network(format!(
+        Attempt::Refused(Error::Network(format!(
             "more than {MAX_REDIRECTS} redirects"
         )))
     }

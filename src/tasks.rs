@@ -52,8 +52,11 @@ pub enum Phase {
 /// `completed`, `failed`, `FAILED`, ...), case-insensitively.
 pub fn phase_of(status: &str) -> Phase {
     match status.to_ascii_lowercase().as_str() {
-        "succeeded" | "succeed" | "success" | "completed" | "complete" | "finished" | "done" => Phase::Succeeded,
-        "failed" | "failure" | "fail" | "error" | "cancelled" | "canceled" | "expired" | "rejected" => Phase::Failed,
+        "succeeded" | "succeed" | "success" | "completed" | "complete" | "finished" | "done" => {
+            Phase::Succeeded
+        }
+        "failed" | "failure" | "fail" | "error" | "cancelled" | "canceled" | "expired"
+        | "rejected" => Phase::Failed,
         _ => Phase::Running,
     }
 }
@@ -81,8 +84,9 @@ impl WaitOptions {
     pub fn from_json(json: Option<&str>) -> Result<WaitOptions, Error> {
         match json.map(str::trim) {
             None | Some("") => Ok(WaitOptions::default()),
-            Some(text) => serde_json::from_str(text)
-                .map_err(|e| Error::invalid_param("wait_options_json", format!("wait_options_json: {e}"))),
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                Error::invalid_param("wait_options_json", format!("wait_options_json: {e}"))
+            }),
         }
     }
 }
@@ -99,7 +103,8 @@ impl Client {
         on_status: &mut dyn FnMut(&str, &str) -> bool,
     ) -> Result<String, Error> {
         let started = Instant::now();
-        let deadline = (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
+        let deadline =
+            (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
         let interval = Duration::from_millis(options.interval_ms);
         loop {
             let record = self.call(family.status_op(), &[task_id], None)?;
@@ -109,7 +114,10 @@ impl Client {
                 .pointer(family.status_pointer())
                 .and_then(Value::as_str)
                 .ok_or_else(|| {
-                    Error::Decode(format!("task record lacks a status at {}", family.status_pointer()))
+                    Error::Decode(format!(
+                        "task record lacks a status at {}",
+                        family.status_pointer()
+                    ))
                 })?
                 .to_string();
             if !on_status(&status, &record) {
@@ -148,7 +156,15 @@ mod tests {
         for s in ["failed", "FAILED"] {
             assert_eq!(phase_of(s), Phase::Failed, "{s}");
         }
-        for s in ["processing", "queued", "in_progress", "submitted", "PENDING", "RUNNING", "pending"] {
+        for s in [
+            "processing",
+            "queued",
+            "in_progress",
+            "submitted",
+            "PENDING",
+            "RUNNING",
+            "pending",
+        ] {
             assert_eq!(phase_of(s), Phase::Running, "{s}");
         }
     }
@@ -156,7 +172,12 @@ mod tests {
     #[test]
     fn wait_options_defaults_and_typos() {
         assert_eq!(WaitOptions::from_json(None).unwrap().interval_ms, 2_000);
-        assert_eq!(WaitOptions::from_json(Some(r#"{"interval_ms":5}"#)).unwrap().interval_ms, 5);
+        assert_eq!(
+            WaitOptions::from_json(Some(r#"{"interval_ms":5}"#))
+                .unwrap()
+                .interval_ms,
+            5
+        );
         assert!(WaitOptions::from_json(Some(r#"{"interval":5}"#)).is_err());
     }
 }

@@ -41,7 +41,7 @@ pub unsafe extern "C" fn gw_embedding_decode(
         }
         *out_floats = std::ptr::null_mut();
         *out_len = 0;
-        let decoded = args::text(base64, "base64").and_then(|s| decode_floats(s));
+        let decoded = args::text(base64, "base64").and_then(decode_floats);
         match decoded {
             Ok(floats) => {
                 let bytes = floats.len().max(1) * std::mem::size_of::<f32>();

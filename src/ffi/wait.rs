@@ -14,8 +14,13 @@ use super::video::{GW_VIDEO_CHARACTER, GW_VIDEO_UNIFIED, GW_VIDEO_VENDOR_K, GW_V
 /// Called after each poll of `gw_video_wait` with the task's status word and
 /// its whole record (JSON), both valid during the callback only. Return 0 to
 /// go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
-pub type gw_progress_cb =
-    Option<unsafe extern "C" fn(status: *const c_char, task_json: *const c_char, user_data: *mut c_void) -> c_int>;
+pub type gw_progress_cb = Option<
+    unsafe extern "C" fn(
+        status: *const c_char,
+        task_json: *const c_char,
+        user_data: *mut c_void,
+    ) -> c_int,
+>;
 
 pub(crate) fn family_of(family: c_int) -> Result<TaskFamily, Error> {
     match family {
@@ -52,7 +57,8 @@ pub unsafe extern "C" fn gw_video_wait(
         let client = args::client(client)?;
         let family = family_of(family)?;
         let task_id = args::text(task_id, "task_id")?;
-        let options = WaitOptions::from_json(args::optional_text(wait_options_json, "wait_options_json")?)?;
+        let options =
+            WaitOptions::from_json(args::optional_text(wait_options_json, "wait_options_json")?)?;
         let mut on_status = |status: &str, record: &str| match progress {
             None => true,
             Some(cb) => {

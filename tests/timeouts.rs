@@ -1,0 +1,74 @@
+//! Read-idle and total deadlines against a slow mock.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use gw::{ops, GW_TIMEOUT};
+use gw_mock::MockGateway;
+use serde_json::json;
+
+#[test]
+fn a_silent_server_hits_the_read_timeout() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 3000}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 0}));
+    let started = Instant::now();
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    assert!(e.to_string().contains("read_timeout_ms"), "{e}");
+    assert!(started.elapsed() < Duration::from_millis(2500));
+}
+
+#[test]
+fn the_total_deadline_covers_retries() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 3000, "times": 5}));
+    let c = client_with(
+        &mock,
+        json!({"total_timeout_ms": 400, "read_timeout_ms": 10000, "max_retries": 5}),
+    );
+    let started = Instant::now();
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_timed_out_attempt_is_retried_and_can_succeed() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 1500}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 1}));
+    c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    assert_eq!(mock.request_count(), 2);
+}
+
+#[test]
+fn a_stalled_stream_hits_the_read_timeout() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "drip", "interval_ms": 1500}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 300, "max_retries": 0}));
+    let e = c
+        .stream(&ops::CHAT, &chat("one two three"), &mut |_| true)
+        .unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+}
+
+#[test]
+fn a_slow_but_steady_stream_is_not_cut() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "drip", "interval_ms": 100}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 1000}));
+    let mut seen = 0;
+    c.stream(&ops::CHAT, &chat("one two three"), &mut |_| {
+        seen += 1;
+        true
+    })
+    .unwrap();
+    assert!(seen >= 4, "{seen}");
+}
