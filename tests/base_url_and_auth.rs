@@ -11,9 +11,16 @@ use serde_json::json;
 fn every_base_url_form_reaches_the_same_path() {
     let mock = MockGateway::start();
     let url = mock.url();
-    for form in [url.clone(), format!("{url}/"), format!("{url}/v1"), format!("{url}/v1/"), format!("{url}//v1//")] {
+    for form in [
+        url.clone(),
+        format!("{url}/"),
+        format!("{url}/v1"),
+        format!("{url}/v1/"),
+        format!("{url}//v1//"),
+    ] {
         let c = client_with(&mock, json!({ "base_url": form }));
-        c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_or_else(|e| panic!("{form}: {e}"));
+        c.call(&ops::CHAT, &[], Some(&chat("hi")))
+            .unwrap_or_else(|e| panic!("{form}: {e}"));
     }
     let paths: Vec<String> = mock.requests().into_iter().map(|r| r.path).collect();
     assert_eq!(paths, vec!["/v1/chat/completions"; 5]);
@@ -22,7 +29,9 @@ fn every_base_url_form_reaches_the_same_path() {
 #[test]
 fn bearer_auth_on_openai_style_paths() {
     let mock = MockGateway::start();
-    client(&mock).call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    client(&mock)
+        .call(&ops::CHAT, &[], Some(&chat("hi")))
+        .unwrap();
     let req = &mock.requests()[0];
     assert_eq!(req.header("authorization"), Some("Bearer sk-test"));
     assert_eq!(req.query, None);
@@ -34,7 +43,9 @@ fn bearer_auth_on_openai_style_paths() {
 fn native_format_takes_the_key_as_query_and_no_header() {
     let mock = MockGateway::start();
     let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
-    let answer = client(&mock).call(&ops::GENERATE_CONTENT, &["model-n"], Some(&body)).unwrap();
+    let answer = client(&mock)
+        .call(&ops::GENERATE_CONTENT, &["model-n"], Some(&body))
+        .unwrap();
     assert!(parse(&answer)["candidates"].is_array());
     let req = &mock.requests()[0];
     assert_eq!(req.path, "/v1beta/models/model-n:generateContent");
@@ -48,13 +59,19 @@ fn key_with_url_special_characters_is_encoded_in_the_query() {
     let c = client_with(&mock, json!({}));
     let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
     c.call(&ops::GENERATE_CONTENT, &["m"], Some(&body)).unwrap();
-    assert_eq!(mock.requests()[0].query.as_deref(), Some("key=sk%2Ba%2Fb%3Dc%26d"));
+    assert_eq!(
+        mock.requests()[0].query.as_deref(),
+        Some("key=sk%2Ba%2Fb%3Dc%26d")
+    );
 }
 
 #[test]
 fn extra_headers_are_sent() {
     let mock = MockGateway::start();
-    let c = client_with(&mock, json!({"headers": {"X-Trace": "t-1"}, "user_agent": "myapp/2"}));
+    let c = client_with(
+        &mock,
+        json!({"headers": {"X-Trace": "t-1"}, "user_agent": "myapp/2"}),
+    );
     c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
     let req = &mock.requests()[0];
     assert_eq!(req.header("x-trace"), Some("t-1"));
@@ -72,7 +89,12 @@ fn wrong_key_is_401_with_the_gateway_error_body() {
     assert_eq!(v["error"]["code"], "invalid_api_key");
     assert_eq!(v["error"]["status"], 401);
     assert_eq!(mock.request_count(), 1, "401 is not retried");
-    for text in [e.to_json(), e.to_string(), format!("{e:?}"), format!("{c:?}")] {
+    for text in [
+        e.to_json(),
+        e.to_string(),
+        format!("{e:?}"),
+        format!("{c:?}"),
+    ] {
         assert!(!text.contains("sk-wrong-secret-123"), "key leaked: {text}");
     }
 }
@@ -80,10 +102,19 @@ fn wrong_key_is_401_with_the_gateway_error_body() {
 #[test]
 fn missing_base_url_or_key_is_named() {
     // No env fallback: set neither variable in this test binary (see env_fallback.rs).
-    let e = Client::new(Options { api_key: Some("k".into()), base_url: Some(" ".into()), ..Options::default() }).unwrap_err();
+    let e = Client::new(Options {
+        api_key: Some("k".into()),
+        base_url: Some(" ".into()),
+        ..Options::default()
+    })
+    .unwrap_err();
     assert_eq!(e.status(), GW_INVALID_ARGUMENT);
     assert!(e.to_string().contains("base_url"), "{e}");
-    let e = Client::new(Options { base_url: Some("http://127.0.0.1:1".into()), api_key: Some(String::new()), ..Options::default() });
+    let e = Client::new(Options {
+        base_url: Some("http://127.0.0.1:1".into()),
+        api_key: Some(String::new()),
+        ..Options::default()
+    });
     if std::env::var("GW_API_KEY").is_err() {
         assert!(e.unwrap_err().to_string().contains("api_key"));
     }
