@@ -99,10 +99,9 @@ pub const VIDEO_CREATE: &[Rule] = &[
     rule("duration", IntRange(1, INT_MAX)),
 ];
 
-pub const VIDEO_GENERATE: &[Rule] = &[
-    rule("model", Required),
-    rule("duration", IntRange(1, INT_MAX)),
-];
+/// The document shows no body for `/v1/video/generations`: only the model is
+/// checked; everything else (a `duration` in whatever form) passes through.
+pub const VIDEO_GENERATE: &[Rule] = &[rule("model", Required)];
 
 pub const VIDEO_CHARACTER: &[Rule] = &[
     rule("model", Required),
@@ -117,12 +116,11 @@ pub const VIDEO_REMIX: &[Rule] = &[
     rule("size", Size),
 ];
 
-pub const VENDOR_K_TEXT2VIDEO: &[Rule] = &[
-    rule("prompt", Required),
-    rule("duration", IntRange(1, INT_MAX)),
-];
-pub const VENDOR_K_IMAGE2VIDEO: &[Rule] = &[rule("duration", IntRange(1, INT_MAX))];
-pub const VENDOR_K_MULTI_IMAGE2VIDEO: &[Rule] = &[rule("duration", IntRange(1, INT_MAX))];
+/// The document shows no bodies for the vendor K submit operations, so their
+/// fields pass through unchecked (vendor K takes `duration` as a string, "5").
+pub const VENDOR_K_TEXT2VIDEO: &[Rule] = &[rule("prompt", Required)];
+pub const VENDOR_K_IMAGE2VIDEO: &[Rule] = &[];
+pub const VENDOR_K_MULTI_IMAGE2VIDEO: &[Rule] = &[];
 
 pub const VENDOR_K_EFFECTS: &[Rule] = &[
     rule("video", Required),

@@ -254,6 +254,19 @@ fn video_generations_and_their_status() {
 }
 
 #[test]
+fn video_generations_pass_fields_the_document_does_not_show() {
+    // The document shows no body for /v1/video/generations: nothing beyond `model` is
+    // judged by the client, so a vendor's own spelling reaches the gateway untouched.
+    let gw = Gateway::start();
+    let body =
+        json!({"model": "video-model", "prompt": "a kite", "duration": "10", "resolution": "720p"});
+    gw.client
+        .call(&ops::VIDEO_GENERATE, &[], Some(&body))
+        .unwrap();
+    assert_eq!(gw.only_request().json.as_ref(), Some(&body));
+}
+
+#[test]
 fn video_with_a_character() {
     let gw = Gateway::start();
     let body =
