@@ -48,25 +48,55 @@ pub const fn rule(field: &'static str, check: Check) -> Rule {
 
 /// Checks `body` against `rules`; the first broken rule is the error.
 pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
+    let mut trail = Vec::new();
     for r in rules {
-        let mut found = Vec::new();
-        resolve(body, r.field, String::new(), &mut found);
-        for (path, value) in found {
-            if let Err(why) = apply(r.check, value) {
-                return Err(Error::invalid_param(&path, format!("{path}: {why}")));
+        let mut failure = None;
+        walk(body, r.field, &mut trail, &mut |trail, value| {
+            if failure.is_none() {
+                if let Err(why) = apply(r.check, value) {
+                    failure = Some((render(trail), why));
+                }
             }
+        });
+        if let Some((path, why)) = failure {
+            return Err(Error::invalid_param(&path, format!("{path}: {why}")));
         }
     }
     Ok(())
 }
 
-/// Collects (concrete path, value) for a rule path. A missing last field yields
-/// None (so `Required` can fire); a missing container above it yields nothing.
-fn resolve<'a>(
-    value: &'a Value,
-    path: &str,
-    prefix: String,
-    out: &mut Vec<(String, Option<&'a Value>)>,
+/// One step of a concrete path: a field name or an array index.
+enum Step<'p> {
+    Field(&'p str),
+    Index(usize),
+}
+
+/// `messages[1].content[0].type`: built only when a rule fails, so a passing
+/// request allocates no path strings.
+fn render(trail: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in trail {
+        match step {
+            Step::Field(name) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// Visits (concrete path, value) for a rule path. A missing last field is
+/// visited with None (so `Required` can fire); a missing container above it
+/// is not visited at all.
+fn walk<'v, 'p>(
+    value: &'v Value,
+    path: &'p str,
+    trail: &mut Vec<Step<'p>>,
+    visit: &mut dyn FnMut(&[Step<'p>], Option<&'v Value>),
 ) {
     let (head, rest) = match path.split_once('.') {
         Some((h, r)) => (h, Some(r)),
@@ -76,31 +106,30 @@ fn resolve<'a>(
         Some(n) => (n, true),
         None => (head, false),
     };
-    let here = if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    };
-    let child = value.as_object().and_then(|o| o.get(name));
-    let Some(child) = child.filter(|c| !c.is_null()) else {
-        if rest.is_none() && !each {
-            out.push((here, None));
-        }
-        return;
-    };
-    let mut visit = |v: &'a Value, p: String| match rest {
-        Some(r) => resolve(v, r, p, out),
-        None => out.push((p, Some(v))),
-    };
-    if each {
-        if let Some(items) = child.as_array() {
-            for (i, item) in items.iter().enumerate() {
-                visit(item, format!("{here}[{i}]"));
+    trail.push(Step::Field(name));
+    match value
+        .as_object()
+        .and_then(|o| o.get(name))
+        .filter(|c| !c.is_null())
+    {
+        None if rest.is_none() && !each => visit(trail, None),
+        None => {}
+        Some(child) if each => {
+            for (i, item) in child.as_array().into_iter().flatten().enumerate() {
+                trail.push(Step::Index(i));
+                match rest {
+                    Some(r) => walk(item, r, trail, visit),
+                    None => visit(trail, Some(item)),
+                }
+                trail.pop();
             }
         }
-    } else {
-        visit(child, here);
+        Some(child) => match rest {
+            Some(r) => walk(child, r, trail, visit),
+            None => visit(trail, Some(child)),
+        },
     }
+    trail.pop();
 }
 
 fn apply(check: Check, value: Option<&Value>) -> Result<(), String> {
