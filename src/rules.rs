@@ -34,6 +34,7 @@ pub const CHAT: &[Rule] = &[
     rule("top_p", Range(0.0, 1.0)),
     rule("stream", Bool),
     rule("stop", MaxItems(4)),
+    rule("stop[]", String),
     rule("frequency_penalty", Range(-2.0, 2.0)),
     rule("presence_penalty", Range(-2.0, 2.0)),
     rule("reasoning_effort", OneOf(EFFORT_CHAT)),
@@ -146,6 +147,7 @@ pub const VENDOR_M_IMAGINE: &[Rule] = &[
     rule("botType", Required),
     rule("botType", String),
     rule("base64Array", Array),
+    rule("base64Array[]", String),
     rule("notifyHook", String),
     rule("state", String),
 ];
