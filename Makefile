@@ -1,0 +1,46 @@
+# Thin wrappers over cargo and scripts/: the logic lives in the scripts so each can be read
+# and run on its own. `make test` runs every suite in TEST_SUITES; a new suite (test-go,
+# test-python, ...) is one more word there plus its own target.
+
+PREFIX ?= /usr/local
+CARGO  ?= cargo
+
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
+
+.PHONY: all build demo test $(TEST_SUITES) install clean
+
+all: build
+
+build:
+	$(CARGO) build --release --workspace
+
+demo:
+	scripts/demo.sh
+
+test: $(TEST_SUITES)
+
+test-fmt:
+	$(CARGO) fmt --all -- --check
+
+test-clippy:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --workspace
+
+# The build regenerates include/gw.h; the checked-in copy must already match it.
+test-header: build
+	scripts/check-header.sh
+
+test-c: build
+	scripts/test-c.sh
+
+test-install: build
+	scripts/test-install.sh
+
+install: build
+	PREFIX="$(PREFIX)" scripts/install.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf build

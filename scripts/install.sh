@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs libgw.so, libgw.a, gw.h and gw.pc under $PREFIX (default /usr/local).
+# DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix="${PREFIX:-/usr/local}"
+dest="${DESTDIR:-}${prefix}"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+
+for f in target/release/libgw.so target/release/libgw.a include/gw.h; do
+    [ -f "$f" ] || { echo "install: $f is missing; run 'make build' first" >&2; exit 1; }
+done
+
+echo "install: gw $version into $dest"
+install -d "$dest/lib/pkgconfig" "$dest/include"
+install -m 0755 target/release/libgw.so "$dest/lib/libgw.so"
+install -m 0644 target/release/libgw.a "$dest/lib/libgw.a"
+install -m 0644 include/gw.h "$dest/include/gw.h"
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" gw.pc.in >"$dest/lib/pkgconfig/gw.pc"
