@@ -1,0 +1,109 @@
+/* gw_chat: success, the streaming flag refused, documented limits checked before sending. */
+#include <stdio.h>
+
+#include "harness.h"
+#include "support.h"
+#include "tests.h"
+
+static void chat_answers_with_a_completion(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    int rc = gw_chat(c,
+                     "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hello there\"}],"
+                     " \"x_unknown_field\": {\"kept\": true}}",
+                     &out);
+    CHECK_STATUS(rc, GW_OK);
+    CHECK_STR_CONTAINS(out, "\"object\":\"chat.completion\"");
+    CHECK_STR_CONTAINS(out, "Echo: hello there");
+    CHECK_STR_CONTAINS(out, "\"usage\"");
+    gw_free(out);
+
+    /* Unknown fields reach the gateway untouched. */
+    char *requests = mock_requests();
+    CHECK_STR_CONTAINS(requests, "\"x_unknown_field\":{\"kept\":true}");
+    CHECK_STR_CONTAINS(requests, "\"method\":\"POST\"");
+    gw_free(requests);
+    gw_client_free(c);
+}
+
+static void chat_with_stream_true_is_refused(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    int rc = gw_chat(c, "{\"model\": \"m\", \"stream\": true, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", &out);
+    CHECK_STATUS(rc, GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(out, "gw_chat_stream");
+    CHECK_STR_CONTAINS(out, "\"param\":\"stream\"");
+    CHECK_STR_CONTAINS(gw_last_error(), "stream");
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_free(out);
+    gw_client_free(c);
+}
+
+/* One request breaking one documented limit, and the field its error must name. */
+static const struct {
+    const char *json;
+    const char *field;
+} BROKEN[] = {
+    {"{\"model\": \"m\", \"messages\": []}", "messages"},
+    {"{\"model\": \"m\"}", "messages"},
+    {"{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "model"},
+    {"{\"model\": \"m\", \"temperature\": 3, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "temperature"},
+    {"{\"model\": \"m\", \"top_p\": 1.5, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "top_p"},
+    {"{\"model\": \"m\", \"stop\": [\"a\", \"b\", \"c\", \"d\", \"e\"], \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "stop"},
+    {"{\"model\": \"m\", \"presence_penalty\": -2.5, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "presence_penalty"},
+    {"{\"model\": \"m\", \"reasoning_effort\": \"extreme\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "reasoning_effort"},
+    {"{\"model\": \"m\", \"messages\": [{\"role\": \"robot\", \"content\": \"x\"}]}", "messages[0].role"},
+};
+
+static void broken_limits_are_refused_before_sending(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    for (size_t i = 0; i < sizeof BROKEN / sizeof BROKEN[0]; i++) {
+        char *out = NULL;
+        int rc = gw_chat(c, BROKEN[i].json, &out);
+        if (rc != GW_INVALID_ARGUMENT || !harness_contains(out, BROKEN[i].field))
+            printf("    request %s\n", BROKEN[i].json);
+        CHECK_STATUS(rc, GW_INVALID_ARGUMENT);
+        CHECK_STR_CONTAINS(out, "\"status\":-1");
+        CHECK_STR_CONTAINS(out, "\"type\":\"invalid_request_error\"");
+        CHECK_STR_CONTAINS(out, BROKEN[i].field);
+        CHECK_STR_CONTAINS(gw_last_error(), BROKEN[i].field);
+        gw_free(out);
+        /* The streaming call checks the same limits. */
+        CHECK_STATUS(gw_chat_stream(c, BROKEN[i].json, NULL, NULL, NULL), GW_INVALID_ARGUMENT);
+    }
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
+static void validate_false_lets_the_server_judge(void)
+{
+    gw_client *c = test_client("\"validate\": false, \"max_retries\": 0");
+    mock_reset();
+    char *out = NULL;
+    int rc = gw_chat(c, "{\"model\": \"m\", \"temperature\": 3, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", &out);
+    CHECK_STATUS(rc, GW_BAD_REQUEST);
+    /* The server's own error body, with the status added. */
+    CHECK_STR_CONTAINS(out, "\"type\":\"invalid_request_error\"");
+    CHECK_STR_CONTAINS(out, "\"code\":\"invalid_parameter\"");
+    CHECK_STR_CONTAINS(out, "\"status\":400");
+    CHECK_STR_CONTAINS(out, "temperature");
+    CHECK_STR_CONTAINS(gw_last_error(), "400");
+    CHECK_STR_CONTAINS(gw_last_error(), "temperature");
+    CHECK_EQ_INT(mock_request_count(), 1);
+    gw_free(out);
+    gw_client_free(c);
+}
+
+void run_chat_tests(void)
+{
+    RUN(chat_answers_with_a_completion);
+    RUN(chat_with_stream_true_is_refused);
+    RUN(broken_limits_are_refused_before_sending);
+    RUN(validate_false_lets_the_server_judge);
+}

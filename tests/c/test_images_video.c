@@ -1,0 +1,236 @@
+/* Image generation, and video tasks of every family polled until they finish. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "support.h"
+#include "tests.h"
+
+static const char *IMAGE_OK = "{\"model\": \"img\", \"prompt\": \"a red fox\", \"size\": \"1024x1024\", \"seed\": 42, \"guidance_scale\": 2.5}";
+
+static void image_generation_gives_a_url(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    CHECK_STATUS(gw_image_generate(c, IMAGE_OK, &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "\"url\":\"https://images.example/gen/");
+    CHECK_STR_CONTAINS(out, "\"model\":\"img\"");
+    CHECK_STR_CONTAINS(out, "\"generated_images\":1");
+    gw_free(out);
+    gw_client_free(c);
+}
+
+static void image_limits_are_checked(void)
+{
+    static const struct {
+        const char *json;
+        const char *field;
+    } broken[] = {
+        {"{\"model\": \"img\", \"prompt\": \"p\", \"seed\": 2147483648}", "seed"},
+        {"{\"model\": \"img\", \"prompt\": \"p\", \"seed\": -2}", "seed"},
+        {"{\"model\": \"img\", \"prompt\": \"p\", \"guidance_scale\": 11}", "guidance_scale"},
+        {"{\"model\": \"img\", \"prompt\": \"p\", \"size\": \"big\"}", "size"},
+        {"{\"model\": \"img\"}", "prompt"},
+    };
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++) {
+        char *out = NULL;
+        int rc = gw_image_generate(c, broken[i].json, &out);
+        if (rc != GW_INVALID_ARGUMENT) printf("    request %s\n", broken[i].json);
+        CHECK_STATUS(rc, GW_INVALID_ARGUMENT);
+        CHECK_STR_CONTAINS(out, "\"status\":-1");
+        CHECK_STR_CONTAINS(out, broken[i].field);
+        CHECK_STR_CONTAINS(gw_last_error(), broken[i].field);
+        gw_free(out);
+    }
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
+/* Copies the string value of "key" (first occurrence) into buf; 0 when absent. */
+static int string_field(const char *json, const char *key, char *buf, size_t size)
+{
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    const char *p = json ? strstr(json, pattern) : NULL;
+    if (p == NULL) return 0;
+    p += strlen(pattern);
+    size_t n = strcspn(p, "\"");
+    if (n >= size) n = size - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return 1;
+}
+
+/*
+ * Polls a task until `key` takes one of the terminal values; returns the polls it took
+ * (0 on error). The last record is left in *last (freed by the caller).
+ */
+static int poll_until(gw_client *c, int family, const char *id, const char *key,
+                      const char *done, const char *failed, char **last)
+{
+    char status[64] = "";
+    for (int poll = 1; poll <= 10; poll++) {
+        char *out = NULL;
+        int rc = gw_video_status(c, family, id, &out);
+        CHECK_STATUS(rc, GW_OK);
+        if (rc != GW_OK || !string_field(out, key, status, sizeof status)) {
+            harness_fail(__FILE__, __LINE__, "no %s in %s", key, harness_show(out));
+            gw_free(out);
+            return 0;
+        }
+        if (strcmp(status, done) == 0 || strcmp(status, failed) == 0) {
+            *last = out;
+            return poll;
+        }
+        gw_free(out);
+    }
+    harness_fail(__FILE__, __LINE__, "task %s still '%s' after 10 polls", id, status);
+    return 0;
+}
+
+static void unified_video_is_polled_to_success(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL, id[64] = "";
+    CHECK_STATUS(gw_video_create(c, "{\"model\": \"vid\", \"prompt\": \"a boat\", \"duration\": 5}", &out), GW_OK);
+    CHECK(string_field(out, "task_id", id, sizeof id));
+    gw_free(out);
+
+    char *last = NULL;
+    CHECK_EQ_INT(poll_until(c, GW_VIDEO_UNIFIED, id, "status", "succeeded", "failed", &last), 3);
+    CHECK_STR_CONTAINS(last, "\"status\":\"succeeded\"");
+    CHECK_STR_CONTAINS(last, "\"video_url\":\"https://videos.example/");
+    gw_free(last);
+
+    char *requests = mock_requests();
+    char path[128];
+    snprintf(path, sizeof path, "\"path\":\"/v1/video/generations/%s\"", id);
+    CHECK_EQ_INT(count_substr(requests, path), 3);
+    gw_free(requests);
+    gw_client_free(c);
+}
+
+static void unified_video_can_end_failed(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL, id[64] = "";
+    CHECK_STATUS(gw_video_create(c, "{\"model\": \"vid\", \"prompt\": \"please fail\"}", &out), GW_OK);
+    CHECK(string_field(out, "task_id", id, sizeof id));
+    gw_free(out);
+    char *last = NULL;
+    CHECK(poll_until(c, GW_VIDEO_UNIFIED, id, "status", "succeeded", "failed", &last) > 0);
+    CHECK_STR_CONTAINS(last, "\"status\":\"failed\"");
+    CHECK_STR_CONTAINS(last, "generation_failed");
+    gw_free(last);
+    gw_client_free(c);
+}
+
+static void character_video_is_polled_to_completion(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL, id[64] = "";
+    CHECK_STATUS(gw_video_character(c, "{\"model\": \"vid\", \"prompt\": \"a dance\", \"character_id\": \"char_1\"}", &out), GW_OK);
+    CHECK(string_field(out, "id", id, sizeof id));
+    gw_free(out);
+    char *last = NULL;
+    CHECK(poll_until(c, GW_VIDEO_CHARACTER, id, "status", "completed", "failed", &last) > 0);
+    CHECK_STR_CONTAINS(last, "\"status\":\"completed\"");
+    CHECK_STR_CONTAINS(last, "\"character_id\":\"char_1\"");
+    CHECK_STR_CONTAINS(last, "\"video_url\":\"https://videos.example/");
+    gw_free(last);
+    gw_client_free(c);
+}
+
+static void vendor_k_video_is_polled_to_success(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL, id[64] = "";
+    CHECK_STATUS(gw_vendor_k_text2video(c, "{\"prompt\": \"a comet\", \"duration\": 5}", &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "\"code\":0");
+    CHECK(string_field(out, "task_id", id, sizeof id));
+    gw_free(out);
+    char *last = NULL;
+    CHECK(poll_until(c, GW_VIDEO_VENDOR_K, id, "task_status", "succeed", "failed", &last) > 0);
+    CHECK_STR_CONTAINS(last, "\"task_status\":\"succeed\"");
+    CHECK_STR_CONTAINS(last, "\"url\":\"https://videos.example/");
+    gw_free(last);
+    gw_client_free(c);
+}
+
+static void vendor_r_task_is_polled_to_success(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *last = NULL;
+    CHECK(poll_until(c, GW_VIDEO_VENDOR_R, "any-task-42", "status", "SUCCEEDED", "FAILED", &last) > 0);
+    CHECK_STR_CONTAINS(last, "\"status\":\"SUCCEEDED\"");
+    CHECK_STR_CONTAINS(last, "https://videos.example/any-task-42.mp4");
+    gw_free(last);
+
+    /* The id is URL-encoded: any text is safe in the path. */
+    char *out = NULL;
+    CHECK_STATUS(gw_video_status(c, GW_VIDEO_VENDOR_R, "a b/c?d", &out), GW_OK);
+    gw_free(out);
+    char *requests = mock_requests();
+    CHECK_STR_CONTAINS(requests, "\"path\":\"/vendorR/task/a%20b%2Fc%3Fd\"");
+    gw_free(requests);
+    gw_client_free(c);
+}
+
+static void invalid_family_is_refused(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    const int families[] = {-1, 4, 99};
+    for (size_t i = 0; i < 3; i++) {
+        char *out = NULL;
+        CHECK_STATUS(gw_video_status(c, families[i], "vtask_1", &out), GW_INVALID_ARGUMENT);
+        CHECK_STR_CONTAINS(out, "family");
+        CHECK_STR_CONTAINS(out, "\"status\":-1");
+        CHECK_STR_CONTAINS(gw_last_error(), "family");
+        gw_free(out);
+    }
+    CHECK_STATUS(gw_video_status(c, 42, "vtask_1", NULL), GW_INVALID_ARGUMENT);
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
+static void unknown_task_is_404(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    CHECK_STATUS(gw_video_status(c, GW_VIDEO_UNIFIED, "vtask_999", &out), GW_NOT_FOUND);
+    CHECK_STR_CONTAINS(out, "\"status\":404");
+    CHECK_STR_CONTAINS(out, "\"code\":\"not_found\"");
+    CHECK_STR_CONTAINS(out, "vtask_999");
+    gw_free(out);
+    out = NULL;
+    CHECK_STATUS(gw_video_status(c, GW_VIDEO_CHARACTER, "video_999", &out), GW_NOT_FOUND);
+    CHECK_STR_CONTAINS(out, "not_found");
+    gw_free(out);
+    out = NULL;
+    CHECK_STATUS(gw_video_status(c, GW_VIDEO_VENDOR_K, "k_999", &out), GW_NOT_FOUND);
+    gw_free(out);
+    gw_client_free(c);
+}
+
+void run_images_video_tests(void)
+{
+    RUN(image_generation_gives_a_url);
+    RUN(image_limits_are_checked);
+    RUN(unified_video_is_polled_to_success);
+    RUN(unified_video_can_end_failed);
+    RUN(character_video_is_polled_to_completion);
+    RUN(vendor_k_video_is_polled_to_success);
+    RUN(vendor_r_task_is_polled_to_success);
+    RUN(invalid_family_is_refused);
+    RUN(unknown_task_is_404);
+}

@@ -1,0 +1,16 @@
+/* One entry point per test file; main.c runs them in order. */
+#ifndef GW_TESTS_H
+#define GW_TESTS_H
+
+void run_client_tests(void);
+void run_args_tests(void);
+void run_chat_tests(void);
+void run_auth_tests(void);
+void run_retry_tests(void);
+void run_stream_tests(void);
+void run_errors_tests(void);
+void run_images_video_tests(void);
+void run_threads_tests(void);
+void run_misc_tests(void);
+
+#endif /* GW_TESTS_H */
