@@ -196,11 +196,19 @@ fn responses_stream_delivers_deltas_in_order_and_returns_the_completed_response(
     assert_eq!(sent["input"], "one two three");
 
     assert_eq!(deltas, ["Echo: ", "one ", "two ", "three"]);
-    let mut expected_names = vec!["response.created".to_string()];
-    expected_names.extend(std::iter::repeat("response.output_text.delta".to_string()).take(4));
-    expected_names.push("response.output_text.done".into());
-    expected_names.push("response.completed".into());
-    assert_eq!(names, expected_names);
+    let delta = "response.output_text.delta";
+    assert_eq!(
+        names,
+        [
+            "response.created",
+            delta,
+            delta,
+            delta,
+            delta,
+            "response.output_text.done",
+            "response.completed"
+        ]
+    );
 
     // The final object is the `response` of `response.completed`.
     assert_eq!(final_response["object"], "response");
