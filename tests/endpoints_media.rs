@@ -376,6 +376,27 @@ fn generate_content_takes_the_key_in_the_query_and_no_authorization_header() {
 }
 
 #[test]
+fn generate_content_through_request_keeps_its_query_and_adds_the_key() {
+    let gw = Gateway::start();
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "via request"}]}]});
+    let answer = parse(
+        &gw.client
+            .request(
+                "POST",
+                "/v1beta/models/native-model:generateContent?alt=json",
+                Some(&body),
+            )
+            .unwrap(),
+    );
+    let req = gw.only_request();
+    assert_eq!(req.path, "/v1beta/models/native-model:generateContent");
+    assert_eq!(req.query.as_deref(), Some("alt=json&key=sk-test"));
+    assert_eq!(req.header("authorization"), None);
+    assert_eq!(req.json.as_ref(), Some(&body));
+    assert_eq!(only_part(&answer)["text"], "Echo: via request");
+}
+
+#[test]
 fn generate_content_key_is_percent_encoded() {
     let mock = MockGateway::start_with_key("sk-a+b/c=d&e");
     let client = endpoint_support::client_for(&mock, |_| {});
