@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C suite (tests/c): built against include/gw.h with -Wall -Wextra -Werror, linked once
 # with libgw.so and once with libgw.a; both run against one gw-mock, and the shared build
-# runs again under valgrind (no leak, no memory error). Expects `make build` to have run.
+# runs again under valgrind (no leak, no memory error). Every run happens even when an
+# earlier one fails, so one pass shows everything. Expects `make build` to have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/mock.sh
@@ -19,34 +20,37 @@ if ldd "$out/gw_tests_static" | grep -q libgw; then
     echo "test-c: gw_tests_static links libgw.so dynamically" >&2
     exit 1
 fi
+command -v valgrind >/dev/null || { echo "test-c: valgrind is not installed" >&2; exit 1; }
 
 start_mock
 export GW_TEST_BASE_URL="$MOCK_URL"
 echo "test-c: gw-mock at $GW_TEST_BASE_URL"
 
-echo "test-c: shared build"
-"$out/gw_tests_shared"
-echo "test-c: static build"
-"$out/gw_tests_static"
+failed=()
 
-if ! command -v valgrind >/dev/null; then
-    echo "test-c: valgrind is not installed (apt-get install valgrind)" >&2
-    exit 1
-fi
+echo "test-c: shared build"
+"$out/gw_tests_shared" || failed+=(shared)
+
+echo "test-c: static build"
+"$out/gw_tests_static" || failed+=(static)
+
 echo "test-c: shared build under valgrind"
 # The suppression file holds runtime-internal false positives only; see the reasons there.
 vg_log="$out/valgrind.log"
-status=0
+vg_status=0
 valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
     --show-leak-kinds=definite,indirect,possible --error-exitcode=1 \
     --suppressions=tests/c/valgrind.supp --log-file="$vg_log" \
-    "$out/gw_tests_shared" || status=$?
-cat "$vg_log"
+    "$out/gw_tests_shared" || vg_status=$?
+grep -v '^==[0-9]*== *$' "$vg_log" | grep -A1000 'HEAP SUMMARY' || cat "$vg_log"
 # A suppression may hide one block (the main thread's handle), never a growing number.
 suppressed="$(sed -n 's/.*suppressed: [0-9,]* bytes in \([0-9,]*\) blocks.*/\1/p' "$vg_log" | tail -n 1)"
-suppressed="${suppressed:-0}"
-if [ "$status" -ne 0 ] || [ "$suppressed" -gt 1 ]; then
-    echo "test-c: valgrind failed (exit $status, $suppressed suppressed blocks)" >&2
+if [ "$vg_status" -ne 0 ] || [ "${suppressed:-0}" -gt 1 ]; then
+    failed+=(valgrind)
+fi
+
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "test-c: FAILED: ${failed[*]}" >&2
     exit 1
 fi
-echo "test-c: valgrind clean"
+echo "test-c: shared, static and valgrind runs passed"

@@ -85,6 +85,15 @@ int mock_request_count(void)
     return n;
 }
 
+void check_still_works(gw_client *c, const char *file, int line)
+{
+    char *out = NULL;
+    int rc = gw_chat(c, "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"again\"}]}", &out);
+    if (rc != GW_OK || !harness_contains(out, "Echo: again"))
+        harness_fail(file, line, "the client no longer works: %s %s", gw_status_str(rc), harness_show(out));
+    gw_free(out);
+}
+
 int count_substr(const char *haystack, const char *needle)
 {
     int n = 0;

@@ -29,6 +29,10 @@ char *mock_requests(void);
 /* How many requests the mock recorded since the last reset. */
 int mock_request_count(void);
 
+/* Checks that client c still answers a plain chat (after a failure, its pool must be sane). */
+#define CHECK_STILL_WORKS(c) check_still_works((c), __FILE__, __LINE__)
+void check_still_works(gw_client *c, const char *file, int line);
+
 /* Occurrences of needle in haystack. */
 int count_substr(const char *haystack, const char *needle);
 /* Monotonic milliseconds, for timing checks. */

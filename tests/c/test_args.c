@@ -144,10 +144,16 @@ static void path_parameter_exports_refuse_bad_arguments(void)
     check_refused("gw_video_status", gw_video_status(NULL, GW_VIDEO_UNIFIED, "id", &out), &out, "client");
     check_refused("gw_video_status", gw_video_status(c, GW_VIDEO_UNIFIED, NULL, &out), &out, "task_id");
     check_refused("gw_video_status", gw_video_status(c, GW_VIDEO_UNIFIED, "\xc3", &out), &out, "UTF-8");
+    /* An empty id is refused naming the C argument, as NULL is. */
+    check_refused("gw_video_status", gw_video_status(c, GW_VIDEO_UNIFIED, "", &out), &out, "task_id");
+    check_refused("gw_video_status", gw_video_status(c, GW_VIDEO_VENDOR_R, "", &out), &out, "task_id");
 
     check_refused("gw_video_remix", gw_video_remix(NULL, "video_1", "{}", &out), &out, "client");
     check_refused("gw_video_remix", gw_video_remix(c, NULL, "{\"prompt\": \"p\"}", &out), &out, "video_id");
     check_refused("gw_video_remix", gw_video_remix(c, "video_1", "1", &out), &out, "JSON object");
+    check_refused("gw_video_remix", gw_video_remix(c, "", "{\"prompt\": \"p\"}", &out), &out, "video_id");
+    check_refused("gw_vendor_f_edit", gw_vendor_f_edit(c, "", edit, &out), &out, "model_slug");
+    check_refused("gw_generate_content", gw_generate_content(c, "", native, &out), &out, "model");
 
     CHECK_STATUS(gw_video_remix(c, NULL, "{}", NULL), GW_INVALID_ARGUMENT);
     CHECK_EQ_INT(mock_request_count(), 0);

@@ -1,5 +1,6 @@
 /* Auth placement (Bearer, or ?key= for /v1beta) and the key kept out of every error. */
 #include <stdio.h>
+#include <string.h>
 
 #include "harness.h"
 #include "support.h"
@@ -104,10 +105,49 @@ static void generate_content_errors_hide_the_key(void)
     gw_client_free(c);
 }
 
+/* A redirect to another origin (same port, other host name) gets no credentials. */
+static void redirect_to_another_origin_drops_the_key(void)
+{
+    gw_client *c = test_client("\"max_retries\": 0");
+    mock_reset();
+    const char *port = strrchr(test_base_url(), ':');
+    char fault[256];
+    snprintf(fault, sizeof fault,
+             "{\"action\": \"redirect\", \"status\": 307,"
+             " \"location\": \"http://localhost%s/v1/chat/completions\"}", port);
+    mock_fault(fault);
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), GW_UNAUTHORIZED);
+    CHECK_STR_CONTAINS(out, "invalid_api_key");
+    char *requests = mock_requests();
+    CHECK_EQ_INT(count_substr(requests, "\"method\":"), 2);
+    CHECK_EQ_INT(count_substr(requests, "\"authorization\""), 1); /* the first hop only */
+    gw_free(requests);
+    gw_free(out);
+    gw_client_free(c);
+}
+
+static void redirect_within_the_origin_keeps_the_key(void)
+{
+    gw_client *c = test_client("\"max_retries\": 0");
+    mock_reset();
+    mock_fault("{\"action\": \"redirect\", \"status\": 307, \"location\": \"/v1/chat/completions\"}");
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "Echo: hi");
+    char *requests = mock_requests();
+    CHECK_EQ_INT(count_substr(requests, "\"authorization\""), 2);
+    gw_free(requests);
+    gw_free(out);
+    gw_client_free(c);
+}
+
 void run_auth_tests(void)
 {
     RUN(wrong_key_is_401_without_the_key);
     RUN(bearer_header_is_sent);
     RUN(generate_content_puts_the_key_in_the_query);
     RUN(generate_content_errors_hide_the_key);
+    RUN(redirect_to_another_origin_drops_the_key);
+    RUN(redirect_within_the_origin_keeps_the_key);
 }

@@ -222,6 +222,32 @@ static void unknown_task_is_404(void)
     gw_client_free(c);
 }
 
+/* A vendor body whose own code says failure is GW_VENDOR, with the vendor's body in *out. */
+static void vendor_failure_code_is_gw_vendor(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    CHECK_STATUS(gw_vendor_h_image_to_video(c, "{\"image_url\": \"https://x.example/a.png\", \"prompt\": \"vendor-fail\"}", &out),
+                 GW_VENDOR);
+    CHECK_STR_CONTAINS(out, "\"code\":1001");
+    CHECK_STR_CONTAINS(out, "insufficient quota");
+    CHECK_STR_CONTAINS(gw_last_error(), "insufficient quota");
+    gw_free(out);
+
+    out = NULL;
+    CHECK_STATUS(gw_vendor_m_imagine(c, "{\"prompt\": \"vendor-fail\", \"botType\": \"MID_JOURNEY\"}", &out), GW_VENDOR);
+    CHECK_STR_CONTAINS(out, "banned prompt");
+    gw_free(out);
+
+    /* Their success codes (0 and 1) are GW_OK. */
+    out = NULL;
+    CHECK_STATUS(gw_vendor_m_imagine(c, "{\"prompt\": \"a cat\", \"botType\": \"MID_JOURNEY\"}", &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "\"code\":1");
+    gw_free(out);
+    gw_client_free(c);
+}
+
 void run_images_video_tests(void)
 {
     RUN(image_generation_gives_a_url);
@@ -233,4 +259,5 @@ void run_images_video_tests(void)
     RUN(vendor_r_task_is_polled_to_success);
     RUN(invalid_family_is_refused);
     RUN(unknown_task_is_404);
+    RUN(vendor_failure_code_is_gw_vendor);
 }

@@ -91,6 +91,16 @@ static void status_400_is_not_retried(void)
     gw_client_free(c);
 }
 
+static void x_should_retry_true_retries_a_400(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    mock_fault("{\"action\": \"status\", \"status\": 400, \"headers\": {\"x-should-retry\": \"true\"}}");
+    CHECK_STATUS(gw_chat(c, CHAT_HI, NULL), GW_OK);
+    CHECK_EQ_INT(mock_request_count(), 2);
+    gw_client_free(c);
+}
+
 static void non_json_error_body_is_wrapped(void)
 {
     gw_client *c = test_client("\"max_retries\": 0");
@@ -122,6 +132,7 @@ static void slow_answer_is_a_read_timeout(void)
     CHECK_STR_CONTAINS(out, "\"status\":-3");
     CHECK_STR_CONTAINS(out, "read_timeout_ms");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -138,6 +149,8 @@ static void total_timeout_bounds_the_whole_call(void)
     CHECK_STR_CONTAINS(out, "\"type\":\"timeout_error\"");
     CHECK_STR_CONTAINS(out, "total");
     gw_free(out);
+    mock_reset(); /* drops the delays the deadline left unused */
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -164,6 +177,7 @@ void run_retry_tests(void)
     RUN(x_should_retry_false_stops_retries);
     RUN(exhausted_retries_give_the_last_status);
     RUN(status_400_is_not_retried);
+    RUN(x_should_retry_true_retries_a_400);
     RUN(non_json_error_body_is_wrapped);
     RUN(slow_answer_is_a_read_timeout);
     RUN(total_timeout_bounds_the_whole_call);

@@ -75,6 +75,7 @@ static void callback_cancels_after_first_delta(void)
     CHECK_STR_CONTAINS(gw_last_error(), "cancel");
     CHECK_EQ_INT(mock_request_count(), 1); /* a cancelled stream is not retried */
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -100,6 +101,7 @@ static void reset_mid_stream_is_an_error(void)
     CHECK_STR_CONTAINS(out, "\"error\"");
     CHECK_EQ_INT(mock_request_count(), 1);   /* events reached the callback: no retry */
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -114,6 +116,7 @@ static void truncated_stream_is_gw_stream(void)
     CHECK_STR_CONTAINS(out, "\"status\":-7");
     CHECK_STR_CONTAINS(out, "[DONE]");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -128,6 +131,7 @@ static void in_stream_error_is_gw_stream_with_its_message(void)
     CHECK_STR_CONTAINS(out, "\"status\":-7");
     CHECK_STR_CONTAINS(gw_last_error(), "upstream model failed");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -142,6 +146,7 @@ static void garbage_event_is_gw_decode(void)
     CHECK_STR_CONTAINS(out, "\"status\":-4");
     CHECK_STR_CONTAINS(out, "not valid JSON");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -156,6 +161,7 @@ static void huge_line_is_gw_too_large(void)
     CHECK_STR_CONTAINS(out, "\"status\":-8");
     CHECK_STR_CONTAINS(out, "max_line_bytes");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
     gw_client_free(c);
 }
 
@@ -180,6 +186,31 @@ static void slow_drip_hits_the_read_timeout(void)
     CHECK_STATUS(stream_with_fault(c, "{\"action\": \"drip\", \"interval_ms\": 1500}", &s, &out), GW_TIMEOUT);
     CHECK_STR_CONTAINS(out, "\"type\":\"timeout_error\"");
     gw_free(out);
+    CHECK_STILL_WORKS(c);
+    gw_client_free(c);
+}
+
+static void responses_stream_gives_deltas_and_the_response(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    struct seen s = {0};
+    char *out = NULL;
+    CHECK_STATUS(gw_responses_stream(c, "{\"model\": \"m\", \"input\": \"alpha beta\"}", collect, &s, &out), GW_OK);
+    CHECK_STR_CONTAINS(s.text, "Echo: alpha beta");
+    CHECK_EQ_INT(s.out_of_order, 0);
+    CHECK_STR_CONTAINS(out, "\"output\"");
+    CHECK_STR_CONTAINS(out, "Echo: alpha beta");
+    gw_free(out);
+
+    /* The Responses in-stream error event is GW_STREAM too. */
+    memset(&s, 0, sizeof s);
+    mock_fault("{\"action\": \"stream_error\", \"after_events\": 2}");
+    out = NULL;
+    CHECK_STATUS(gw_responses_stream(c, "{\"model\": \"m\", \"input\": \"alpha beta\"}", collect, &s, &out), GW_STREAM);
+    CHECK_STR_CONTAINS(out, "upstream model failed");
+    CHECK_STR_CONTAINS(out, "\"status\":-7");
+    gw_free(out);
     gw_client_free(c);
 }
 
@@ -194,4 +225,5 @@ void run_stream_tests(void)
     RUN(huge_line_is_gw_too_large);
     RUN(status_503_before_the_stream_is_retried);
     RUN(slow_drip_hits_the_read_timeout);
+    RUN(responses_stream_gives_deltas_and_the_response);
 }
