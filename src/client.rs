@@ -112,8 +112,24 @@ impl Client {
         params: &[&str],
         body: Option<&Value>,
     ) -> Result<String, Error> {
-        self.call_inner(op, params, body)
+        self.call_until(op, params, body, self.default_deadline())
+    }
+
+    /// `call` with a deadline of the caller's (task polling bounds each poll by its own).
+    pub(crate) fn call_until(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+        deadline: Option<Instant>,
+    ) -> Result<String, Error> {
+        self.call_inner(op, params, body, deadline)
             .map_err(|e| self.redact(e))
+    }
+
+    /// When a call started now must end, from `total_timeout_ms`.
+    pub(crate) fn default_deadline(&self) -> Option<Instant> {
+        self.options.total_timeout().map(|t| Instant::now() + t)
     }
 
     fn call_inner(
@@ -121,6 +137,7 @@ impl Client {
         op: &Operation,
         params: &[&str],
         body: Option<&Value>,
+        deadline: Option<Instant>,
     ) -> Result<String, Error> {
         let path = op.path_with(params)?;
         let bytes = self.json_body(op, body)?;
@@ -131,7 +148,7 @@ impl Client {
             body: bytes.as_deref().map(|b| ("application/json", b)),
             accept: "application/json",
         };
-        self.exchange(&out, op.reply)
+        self.exchange(&out, op.reply, deadline)
     }
 
     /// Sends a multipart form (the image edit with file uploads).
@@ -159,7 +176,7 @@ impl Client {
                 body: Some((&content_type, &bytes)),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply)
+            self.exchange(&out, op.reply, self.default_deadline())
         };
         run().map_err(|e| self.redact(e))
     }
@@ -215,7 +232,11 @@ impl Client {
                 body: bytes.as_deref().map(|b| ("application/json", b)),
                 accept: "application/json",
             };
-            self.exchange(&out, row.map_or(Reply::Json(&[]), |op| op.reply))
+            self.exchange(
+                &out,
+                row.map_or(Reply::Json(&[]), |op| op.reply),
+                self.default_deadline(),
+            )
         };
         run().map_err(|e| self.redact(e))
     }
@@ -254,7 +275,7 @@ impl Client {
             accept: "text/event-stream",
         };
         // Retries happen inside send(), before any event reached the callback.
-        let response = self.send(&out)?;
+        let response = self.send(&out, self.default_deadline())?;
         let is_sse = response
             .headers()
             .get(http::header::CONTENT_TYPE)
@@ -299,17 +320,20 @@ impl Client {
     }
 
     /// Sends, then reads and judges a JSON answer.
-    fn exchange(&self, out: &Outgoing<'_>, reply: Reply) -> Result<String, Error> {
-        let response = self.send(out)?;
+    fn exchange(
+        &self,
+        out: &Outgoing<'_>,
+        reply: Reply,
+        deadline: Option<Instant>,
+    ) -> Result<String, Error> {
+        let response = self.send(out, deadline)?;
         let text = self.read_text(response, self.options.max_response_bytes)?;
         judge(reply, text)
     }
 
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
     /// response, or the error of the last attempt.
-    fn send(&self, out: &Outgoing<'_>) -> Result<Response<Body>, Error> {
-        let started = Instant::now();
-        let deadline = self.options.total_timeout().map(|t| started + t);
+    fn send(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Result<Response<Body>, Error> {
         let mut attempt: u32 = 0;
         loop {
             let result = match self.attempt(out, deadline) {

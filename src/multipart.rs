@@ -58,9 +58,14 @@ impl<'a> Form<'a> {
         Ok(())
     }
 
-    /// The text fields as a JSON object, for rule checks.
+    /// The text fields as a JSON object for rule checks, with each file as a
+    /// `"<file name>"` string under its field so a rule can require it.
     pub fn fields_json(&self) -> Value {
-        Value::Object(self.fields.clone())
+        let mut all = self.fields.clone();
+        for f in &self.files {
+            all.insert(f.field.clone(), Value::String(f.filename.clone()));
+        }
+        Value::Object(all)
     }
 
     /// (Content-Type header, body bytes).

@@ -290,14 +290,8 @@ impl Operation {
                     format!("{}: path parameter '{name}' is missing", self.name),
                 )
             })?;
-            if value.is_empty() {
-                return Err(crate::Error::invalid_param(
-                    name,
-                    format!("{name}: must be a non-empty string"),
-                ));
-            }
             out.push_str(&rest[..open]);
-            percent_encode_segment(value, &mut out);
+            encode_param(name, value, &mut out)?;
             rest = &rest[(close + 1).min(rest.len())..];
         }
         out.push_str(rest);
@@ -309,16 +303,55 @@ impl Operation {
         if !method.eq_ignore_ascii_case(self.method.as_str()) {
             return false;
         }
-        let mut want = self.path.split('/');
-        let mut have = path.split('/');
-        loop {
-            match (want.next(), have.next()) {
-                (None, None) => return true,
-                (Some(w), Some(h)) if segment_matches(w, h) => {}
-                _ => return false,
+        let want: Vec<&str> = self.path.split('/').collect();
+        let have: Vec<&str> = path.split('/').collect();
+        let pairs_match = |w: &[&str], h: &[&str]| {
+            w.len() == h.len() && w.iter().zip(h).all(|(w, h)| segment_matches(w, h))
+        };
+        match want.iter().position(|w| {
+            MULTI_SEGMENT_PARAMS
+                .iter()
+                .any(|p| w == &format!("{{{p}}}"))
+        }) {
+            None => pairs_match(&want, &have),
+            // A slug spans one or more segments: match what stands before and after it.
+            Some(at) => {
+                let after = want.len() - at - 1;
+                have.len() > at + after
+                    && pairs_match(&want[..at], &have[..at])
+                    && pairs_match(&want[at + 1..], &have[have.len() - after..])
             }
         }
     }
+}
+
+/// Path parameters that may span segments: vendor F model slugs look like
+/// `org/model/variant`.
+const MULTI_SEGMENT_PARAMS: &[&str] = &["model_slug"];
+
+/// Appends one path parameter, percent-encoded. A multi-segment parameter keeps
+/// its `/` but may not hold empty, `.` or `..` segments (no path traversal).
+fn encode_param(name: &str, value: &str, out: &mut String) -> Result<(), crate::Error> {
+    let bad = |why: &str| crate::Error::invalid_param(name, format!("{name}: {why}"));
+    if value.is_empty() {
+        return Err(bad("must be a non-empty string"));
+    }
+    if !MULTI_SEGMENT_PARAMS.contains(&name) {
+        percent_encode_segment(value, out);
+        return Ok(());
+    }
+    for (i, segment) in value.split('/').enumerate() {
+        if segment.is_empty() || segment == "." || segment == ".." {
+            return Err(bad(
+                "must be segments separated by single '/', without '.' or '..'",
+            ));
+        }
+        if i > 0 {
+            out.push('/');
+        }
+        percent_encode_segment(segment, out);
+    }
+    Ok(())
 }
 
 /// Finds the row for a method and path (query ignored), for `gw_request`.
@@ -381,6 +414,12 @@ mod tests {
         );
         assert!(VIDEO_REMIX.path_with(&[]).is_err());
         assert!(VIDEO_REMIX.path_with(&[""]).is_err());
+        assert_eq!(
+            VENDOR_F_EDIT.path_with(&["org/model v2"]).unwrap(),
+            "/vendorF/org/model%20v2/edit"
+        );
+        assert!(VENDOR_F_EDIT.path_with(&["org/../x"]).is_err());
+        assert!(VENDOR_F_EDIT.path_with(&["org//x"]).is_err());
     }
 
     #[test]
@@ -400,6 +439,15 @@ mod tests {
             lookup("POST", "/v1/videos/v1/remix").unwrap().name,
             "video_remix"
         );
+        assert_eq!(
+            lookup("POST", "/vendorF/org/model/edit").unwrap().name,
+            "vendor_f_edit"
+        );
+        assert_eq!(
+            lookup("POST", "/vendorF/model/edit").unwrap().name,
+            "vendor_f_edit"
+        );
+        assert!(lookup("POST", "/vendorF/edit").is_none());
         assert!(lookup("POST", "/v1/unknown").is_none());
         assert!(lookup("GET", "/v1/chat/completions").is_none());
     }

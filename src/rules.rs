@@ -7,7 +7,9 @@ const EFFORT_CHAT: &[&str] = &["low", "medium", "high"];
 const EFFORT_RESPONSES: &[&str] = &["minimal", "low", "medium", "high"];
 const ROLES_CHAT: &[&str] = &["system", "user", "assistant", "tool"];
 const PART_TYPES: &[&str] = &["text", "image_url", "video_url"];
-const VIDEO_MAX_BYTES: usize = 50_000_000;
+/// "at most 50 MB": read as MiB, the larger reading, so gw never refuses a
+/// video the gateway would take.
+const VIDEO_MAX_BYTES: usize = 50 * 1024 * 1024;
 const INT_MAX: i64 = i64::MAX;
 
 pub const CHAT: &[Rule] = &[
@@ -20,6 +22,27 @@ pub const CHAT: &[Rule] = &[
     rule("messages[].content", StringOrArray),
     rule("messages[].content[].type", Required),
     rule("messages[].content[].type", OneOf(PART_TYPES)),
+    rule(
+        "messages[].content[].text",
+        RequiredWhen {
+            field: "type",
+            equals: "text",
+        },
+    ),
+    rule(
+        "messages[].content[].image_url",
+        RequiredWhen {
+            field: "type",
+            equals: "image_url",
+        },
+    ),
+    rule(
+        "messages[].content[].video_url",
+        RequiredWhen {
+            field: "type",
+            equals: "video_url",
+        },
+    ),
     rule("messages[].content[].image_url.url", Required),
     rule("messages[].content[].video_url.url", Required),
     rule(
@@ -84,8 +107,9 @@ pub const IMAGE_EDIT: &[Rule] = &[
     rule("size", Size),
 ];
 
-/// The multipart form: `image` comes as bytes, checked by the caller.
+/// The multipart form: files count as fields here (see `Form::fields_json`).
 pub const IMAGE_EDIT_UPLOAD: &[Rule] = &[
+    rule("image", Required),
     rule("model", Required),
     rule("prompt", Required),
     rule("prompt", String),

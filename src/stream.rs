@@ -121,11 +121,18 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
             Ok((None, Some(response.clone())))
         }
         "error" | "response.failed" => {
-            let detail = data
+            // response.failed nests its error; an `error` event is the error itself,
+            // whose `type` ("error") names the event, not the kind of error.
+            let mut detail = data
                 .pointer("/response/error")
                 .or_else(|| data.get("error"))
                 .cloned()
                 .unwrap_or_else(|| data.clone());
+            if let Some(obj) = detail.as_object_mut() {
+                if obj.get("type").and_then(Value::as_str) == Some("error") {
+                    obj.remove("type");
+                }
+            }
             let message = detail
                 .get("message")
                 .and_then(Value::as_str)

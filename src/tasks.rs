@@ -107,7 +107,22 @@ impl Client {
             (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
         let interval = Duration::from_millis(options.interval_ms);
         loop {
-            let record = self.call(family.status_op(), &[task_id], None)?;
+            // Each poll ends by the wait's deadline too: a stalled gateway cannot hold it longer.
+            let poll_deadline = match (deadline, self.default_deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let record = self
+                .call_until(family.status_op(), &[task_id], None, poll_deadline)
+                .map_err(|e| match e {
+                    Error::Timeout(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                        Error::Timeout(format!(
+                            "task {task_id} not done after {} ms (timeout_ms)",
+                            started.elapsed().as_millis()
+                        ))
+                    }
+                    other => other,
+                })?;
             let value: Value = serde_json::from_str(&record)
                 .map_err(|e| Error::Decode(format!("task record is not JSON ({e})")))?;
             let status = value

@@ -13,6 +13,12 @@ use crate::error::Error;
 pub enum Check {
     /// Present and not null.
     Required,
+    /// Required when a sibling field has this value (a content part of
+    /// `type: image_url` must carry `image_url`).
+    RequiredWhen {
+        field: &'static str,
+        equals: &'static str,
+    },
     String,
     Bool,
     Array,
@@ -51,9 +57,9 @@ pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
     let mut trail = Vec::new();
     for r in rules {
         let mut failure = None;
-        walk(body, r.field, &mut trail, &mut |trail, value| {
+        walk(body, r.field, &mut trail, &mut |trail, value, holder| {
             if failure.is_none() {
-                if let Err(why) = apply(r.check, value) {
+                if let Err(why) = apply(r.check, value, holder) {
                     failure = Some((render(trail), why));
                 }
             }
@@ -64,6 +70,9 @@ pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Sees (concrete path, value if present, the object or array holding it).
+type Visitor<'v, 'p, 'f> = dyn FnMut(&[Step<'p>], Option<&'v Value>, &'v Value) + 'f;
 
 /// One step of a concrete path: a field name or an array index.
 enum Step<'p> {
@@ -89,14 +98,14 @@ fn render(trail: &[Step<'_>]) -> String {
     out
 }
 
-/// Visits (concrete path, value) for a rule path. A missing last field is
-/// visited with None (so `Required` can fire); a missing container above it
-/// is not visited at all.
+/// Visits (concrete path, value, the object or array holding it) for a rule
+/// path. A missing last field is visited with None (so `Required` can fire); a
+/// missing container above it is not visited at all.
 fn walk<'v, 'p>(
     value: &'v Value,
     path: &'p str,
     trail: &mut Vec<Step<'p>>,
-    visit: &mut dyn FnMut(&[Step<'p>], Option<&'v Value>),
+    visit: &mut Visitor<'v, 'p, '_>,
 ) {
     let (head, rest) = match path.split_once('.') {
         Some((h, r)) => (h, Some(r)),
@@ -112,35 +121,40 @@ fn walk<'v, 'p>(
         .and_then(|o| o.get(name))
         .filter(|c| !c.is_null())
     {
-        None if rest.is_none() && !each => visit(trail, None),
+        None if rest.is_none() && !each => visit(trail, None, value),
         None => {}
         Some(child) if each => {
             for (i, item) in child.as_array().into_iter().flatten().enumerate() {
                 trail.push(Step::Index(i));
                 match rest {
                     Some(r) => walk(item, r, trail, visit),
-                    None => visit(trail, Some(item)),
+                    None => visit(trail, Some(item), child),
                 }
                 trail.pop();
             }
         }
         Some(child) => match rest {
             Some(r) => walk(child, r, trail, visit),
-            None => visit(trail, Some(child)),
+            None => visit(trail, Some(child), value),
         },
     }
     trail.pop();
 }
 
-fn apply(check: Check, value: Option<&Value>) -> Result<(), String> {
+fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), String> {
     let Some(v) = value else {
         return match check {
             Check::Required => Err("is required".into()),
+            Check::RequiredWhen { field, equals }
+                if holder.get(field).and_then(Value::as_str) == Some(equals) =>
+            {
+                Err(format!("is required when {field} is {equals}"))
+            }
             _ => Ok(()),
         };
     };
     match check {
-        Check::Required => Ok(()),
+        Check::Required | Check::RequiredWhen { .. } => Ok(()),
         Check::String => expect(v.is_string(), "must be a string"),
         Check::Bool => expect(v.is_boolean(), "must be a boolean"),
         Check::Array => expect(v.is_array(), "must be an array"),
@@ -240,12 +254,14 @@ fn check_video_uri(v: &Value, max_bytes: usize) -> Result<(), String> {
     if decoded > max_bytes {
         return Err(format!(
             "video data must be at most {} MB (got {:.1} MB)",
-            max_bytes / 1_000_000,
-            decoded as f64 / 1_000_000.0
+            max_bytes / MIB,
+            decoded as f64 / MIB as f64
         ));
     }
     Ok(())
 }
+
+const MIB: usize = 1024 * 1024;
 
 /// Embedding input given as token arrays: each array's length is its token count.
 fn check_token_arrays(v: &Value, max: usize) -> Result<(), String> {
@@ -295,6 +311,31 @@ mod tests {
             err(body),
             "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 9)"
         );
+    }
+
+    #[test]
+    fn required_when_a_sibling_says_so() {
+        const PART: &[Rule] = &[rule(
+            "parts[].image_url",
+            Check::RequiredWhen {
+                field: "type",
+                equals: "image_url",
+            },
+        )];
+        let e = check(
+            PART,
+            &json!({"parts": [{"type": "text"}, {"type": "image_url"}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "parts[1].image_url: is required when type is image_url"
+        );
+        assert!(check(
+            PART,
+            &json!({"parts": [{"type": "image_url", "image_url": {"url": "u"}}]})
+        )
+        .is_ok());
     }
 
     #[test]

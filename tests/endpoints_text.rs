@@ -235,6 +235,10 @@ fn responses_stream_error_event_is_gw_stream() {
     let err = error_json(&e);
     assert_eq!(err["error"]["message"], "upstream model failed");
     assert_eq!(err["error"]["code"], "stream_failure");
+    assert_eq!(
+        err["error"]["type"], "stream_error",
+        "the event's own type names the event, not the error"
+    );
     assert_eq!(err["error"]["status"], gw::GW_STREAM);
 }
 

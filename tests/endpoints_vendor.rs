@@ -307,6 +307,24 @@ fn vendor_f_edit() {
     assert_eq!(answer["prompt"], "add a plant");
 }
 
+#[test]
+fn vendor_f_slugs_may_span_segments() {
+    let gw = Gateway::start();
+    let body = json!({"image": "https://img.example/room.png", "prompt": "add a plant"});
+    post(&gw, &ops::VENDOR_F_EDIT, &["org/edit-model"], &body);
+    assert_eq!(gw.only_request().path, "/vendorF/org/edit-model/edit");
+    let e = gw
+        .client
+        .call(&ops::VENDOR_F_EDIT, &["org/../v1/chat"], Some(&body))
+        .unwrap_err();
+    assert_eq!(e.status(), gw::GW_INVALID_ARGUMENT);
+    assert_eq!(
+        gw.mock.request_count(),
+        1,
+        "a traversal is refused before sending"
+    );
+}
+
 // ---- the same operations through Client::request ----
 
 #[test]

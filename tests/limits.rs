@@ -17,13 +17,15 @@ use serde_json::{json, Map, Value};
 enum Via {
     Json(&'static Operation, &'static [&'static str]),
     Form,
+    /// The multipart edit with its text fields only, no image file.
+    FormWithoutImage,
 }
 
 impl Via {
     fn op(self) -> &'static Operation {
         match self {
             Via::Json(op, _) => op,
-            Via::Form => &ops::IMAGE_EDIT_UPLOAD,
+            Via::Form | Via::FormWithoutImage => &ops::IMAGE_EDIT_UPLOAD,
         }
     }
 
@@ -39,6 +41,9 @@ impl Via {
                     bytes: b"\x89PNG\r\n\x1a\n",
                 })?;
                 client.call_multipart(&ops::IMAGE_EDIT_UPLOAD, &[], &form)
+            }
+            Via::FormWithoutImage => {
+                client.call_multipart(&ops::IMAGE_EDIT_UPLOAD, &[], &Form::from_fields(body)?)
             }
         }
     }
@@ -99,9 +104,12 @@ fn cases() -> Vec<Case> {
     add(chat, chat_part(json!({"type": "image_url", "image_url": {}})), "messages[1].content[1].image_url.url: is required");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"fps": 1}})), "messages[1].content[1].video_url.url: is required");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "data:video/webm;base64,GkXfow=="}})), "messages[1].content[1].video_url.url: data URI must be video/mp4 or video/quicktime (mov) (got 'video/webm')");
-    // 68,000,000 base64 characters decode to 51,000,000 bytes: over the 50 MB cap.
-    let big = format!("data:video/mp4;base64,{}", "A".repeat(68_000_000));
-    add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": big}})), "messages[1].content[1].video_url.url: video data must be at most 50 MB (got 51.0 MB)");
+    // 72,000,000 base64 characters decode to 54,000,000 bytes (51.5 MiB): over the 50 MB cap.
+    let big = format!("data:video/mp4;base64,{}", "A".repeat(72_000_000));
+    add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": big}})), "messages[1].content[1].video_url.url: video data must be at most 50 MB (got 51.5 MB)");
+    add(chat, chat_part(json!({"type": "image_url"})), "messages[1].content[1].image_url: is required when type is image_url");
+    add(chat, chat_part(json!({"type": "video_url"})), "messages[1].content[1].video_url: is required when type is video_url");
+    add(chat, chat_part(json!({"type": "text"})), "messages[1].content[1].text: is required when type is text");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "https://v.example/a.mp4", "fps": 0.1}})), "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 0.1)");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "https://v.example/a.mp4", "fps": 5.5}})), "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 5.5)");
     add(chat, with(&base, json!({"max_tokens": 0})), "max_tokens: must be >= 1 (got 0)");
@@ -170,6 +178,7 @@ fn cases() -> Vec<Case> {
 
     // POST /v1/images/edits, multipart form
     let base = json!({"model": "m", "prompt": "p"});
+    add(Via::FormWithoutImage, base.clone(), "image: is required");
     add(Via::Form, with(&base, json!({"model": null})), "model: is required");
     add(Via::Form, with(&base, json!({"prompt": null})), "prompt: is required");
     add(Via::Form, with(&base, json!({"prompt": 5})), "prompt: must be a string");
@@ -330,8 +339,9 @@ fn rule_words(check: Check) -> String {
         Check::OneOf(allowed) => format!("must be one of {}", allowed.join(", ")),
         Check::Size => "must be <width>x<height>".into(),
         Check::VideoDataUri { max_bytes } => {
-            format!("must be at most {} MB", max_bytes / 1_000_000)
+            format!("must be at most {} MB", max_bytes / (1024 * 1024))
         }
+        Check::RequiredWhen { field, equals } => format!("is required when {field} is {equals}"),
         Check::MaxTokensPerInput(n) => format!("must be at most {n} tokens"),
     }
 }

@@ -11,7 +11,11 @@ fn every_operation_path_is_in_the_endpoint_table() {
     let text = readme();
     for op in ops::ALL.iter().chain([&&ops::IMAGE_EDIT_UPLOAD]) {
         let row = format!("`{} {}`", op.method.as_str(), op.path);
-        assert!(text.contains(&row), "README lacks the endpoint row {row} ({})", op.name);
+        assert!(
+            text.contains(&row),
+            "README lacks the endpoint row {row} ({})",
+            op.name
+        );
     }
 }
 
