@@ -15,6 +15,7 @@ int main(void)
     run_stream_tests();
     run_errors_tests();
     run_images_video_tests();
+    run_video_wait_tests();
     run_threads_tests();
     support_cleanup();
     return harness_report();

@@ -10,6 +10,7 @@ void run_retry_tests(void);
 void run_stream_tests(void);
 void run_errors_tests(void);
 void run_images_video_tests(void);
+void run_video_wait_tests(void);
 void run_threads_tests(void);
 void run_misc_tests(void);
 
