@@ -7,7 +7,7 @@ CARGO  ?= cargo
 
 TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
 
-.PHONY: all build demo test $(TEST_SUITES) install clean
+.PHONY: all build demo test bench $(TEST_SUITES) install clean
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 
 demo:
 	scripts/demo.sh
+
+# Prints figures (SSE parsing, validation, loopback round trips, streams); asserts nothing.
+bench:
+	$(CARGO) bench --bench gw_bench
 
 test: $(TEST_SUITES)
 

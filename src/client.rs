@@ -211,6 +211,19 @@ impl Client {
                 ));
             }
             let row = ops::lookup(method, path);
+            let wants_stream =
+                body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
+            if let (Some(op), true) = (row, wants_stream) {
+                if op.stream.is_some() {
+                    return Err(Error::invalid_param(
+                        "stream",
+                        format!(
+                            "stream: true needs the streaming call (gw_{}_stream)",
+                            op.name
+                        ),
+                    ));
+                }
+            }
             if let (Some(op), Some(b)) = (row, body) {
                 if self.options.validate {
                     validate::check(op.rules, b)?;
@@ -274,20 +287,39 @@ impl Client {
             body: Some(("application/json", &bytes)),
             accept: "text/event-stream",
         };
-        // Retries happen inside send(), before any event reached the callback.
-        let response = self.send(&out, self.default_deadline())?;
-        let is_sse = response
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-        if !is_sse {
-            let text = self.read_text(response, self.options.max_response_bytes)?;
-            return Err(stream::non_stream_answer(&text));
+        let deadline = self.default_deadline();
+        // One retry budget for the whole call: answers retried inside send(), and
+        // streams that break before their first event reached the callback. Once
+        // an event was delivered nothing is retried (the caller has seen output).
+        let mut attempts = 0u32;
+        loop {
+            let response = self.send_counting(&out, deadline, &mut attempts)?;
+            let is_sse = response
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+            if !is_sse {
+                let text = self.read_text(response, self.options.max_response_bytes)?;
+                return Err(stream::non_stream_answer(&text));
+            }
+            let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
+            let mut parser = SseParser::new(reader, self.options.max_line_bytes);
+            let mut delivered = 0usize;
+            let result = stream::drive(kind, &mut parser, &mut |ev| {
+                delivered += 1;
+                on_event(ev)
+            });
+            let transient = matches!(result, Err(Error::Network(_) | Error::Timeout(_)));
+            if !transient || delivered > 0 || attempts > self.options.max_retries {
+                return result;
+            }
+            let delay = self.backoff(attempts - 1);
+            if deadline.is_some_and(|d| Instant::now() + delay >= d) {
+                return result;
+            }
+            std::thread::sleep(delay);
         }
-        let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
-        let mut parser = SseParser::new(reader, self.options.max_line_bytes);
-        stream::drive(kind, &mut parser, on_event)
     }
 
     /// Serialises and checks a JSON body for an operation.
@@ -334,8 +366,19 @@ impl Client {
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
     /// response, or the error of the last attempt.
     fn send(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Result<Response<Body>, Error> {
-        let mut attempt: u32 = 0;
+        self.send_counting(out, deadline, &mut 0)
+    }
+
+    /// `send` that counts its attempts into `attempts` (shared with stream retries).
+    fn send_counting(
+        &self,
+        out: &Outgoing<'_>,
+        deadline: Option<Instant>,
+        attempts: &mut u32,
+    ) -> Result<Response<Body>, Error> {
         loop {
+            *attempts += 1;
+            let attempt = *attempts - 1;
             let result = match self.attempt(out, deadline) {
                 Attempt::Refused(e) => return Err(e),
                 Attempt::Sent(result) => result,
@@ -354,13 +397,7 @@ impl Client {
             };
             let delay = wait
                 .map(|w| w.min(Duration::from_millis(self.options.retry_after_cap_ms)))
-                .unwrap_or_else(|| {
-                    retry::backoff(
-                        attempt,
-                        Duration::from_millis(self.options.retry_base_delay_ms),
-                        Duration::from_millis(self.options.retry_max_delay_ms),
-                    )
-                });
+                .unwrap_or_else(|| self.backoff(attempt));
             let within_deadline = deadline.is_none_or(|d| Instant::now() + delay < d);
             if !retryable || attempt >= self.options.max_retries || !within_deadline {
                 return match result {
@@ -370,8 +407,16 @@ impl Client {
             }
             drop(result); // frees the connection before we sleep
             std::thread::sleep(delay);
-            attempt += 1;
         }
+    }
+
+    /// The backoff before retry number `attempt` (0-based).
+    fn backoff(&self, attempt: u32) -> Duration {
+        retry::backoff(
+            attempt,
+            Duration::from_millis(self.options.retry_base_delay_ms),
+            Duration::from_millis(self.options.retry_max_delay_ms),
+        )
     }
 
     /// One attempt: the request and the redirects it leads to. Credentials go

@@ -160,3 +160,16 @@ fn the_query_key_never_appears_in_any_error() {
         mock.reset();
     }
 }
+
+#[test]
+fn a_stream_request_through_the_generic_call_is_refused() {
+    let mock = MockGateway::start();
+    let mut body = chat("hi");
+    body["stream"] = json!(true);
+    let e = client(&mock)
+        .request("POST", "/v1/chat/completions", Some(&body))
+        .unwrap_err();
+    assert_eq!(e.status(), GW_INVALID_ARGUMENT);
+    assert!(e.to_string().contains("gw_chat_stream"), "{e}");
+    assert_eq!(mock.request_count(), 0);
+}

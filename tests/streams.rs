@@ -191,3 +191,26 @@ fn an_http_error_before_the_stream_keeps_its_status_and_body() {
     assert_eq!(e.status(), 401);
     assert_eq!(error_json(&e)["error"]["code"], "invalid_api_key");
 }
+
+#[test]
+fn a_stream_broken_before_its_first_event_is_retried() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "reset", "after_events": 0}));
+    let (result, deltas) = stream(&mock, json!({}), "hello");
+    result.unwrap();
+    assert_eq!(deltas.concat(), "Echo: hello");
+    assert_eq!(mock.request_count(), 2);
+}
+
+#[test]
+fn stream_retries_share_one_budget_with_answer_retries() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!([
+        {"action": "status", "status": 503},
+        {"action": "reset", "after_events": 0, "times": 5}
+    ]));
+    let (result, deltas) = stream(&mock, json!({"max_retries": 2}), "hello");
+    assert_eq!(result.unwrap_err().status(), GW_NETWORK);
+    assert!(deltas.is_empty());
+    assert_eq!(mock.request_count(), 3, "first try + 2 retries in all");
+}

@@ -3,6 +3,7 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
+use crate::error::Error;
 use crate::ops::{BodyKind, Operation};
 
 use super::args;
@@ -22,7 +23,15 @@ pub(crate) unsafe fn json_op(
         let client = args::client(client)?;
         let mut values = Vec::with_capacity(params.len());
         for (p, name) in params {
-            values.push(args::text(*p, name)?);
+            let value = args::text(*p, name)?;
+            // Named after the C argument here; below, only the template's name is known.
+            if value.is_empty() {
+                return Err(Error::invalid_param(
+                    name,
+                    format!("{name}: must be a non-empty string"),
+                ));
+            }
+            values.push(value);
         }
         let body = match op.body {
             BodyKind::None => None,
