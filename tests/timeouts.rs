@@ -72,3 +72,36 @@ fn a_slow_but_steady_stream_is_not_cut() {
     .unwrap();
     assert!(seen >= 4, "{seen}");
 }
+
+/// A listener whose accept queue is full: the kernel drops further SYNs, so a
+/// connect hangs until the connect deadline (all on loopback).
+#[test]
+fn a_connect_that_never_completes_hits_the_connect_timeout() {
+    use std::os::fd::AsRawFd;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    // SAFETY: listen(2) on a socket we own, only shrinking its backlog.
+    assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+    let addr = listener.local_addr().unwrap();
+    let fillers: Vec<_> = (0..4)
+        .filter_map(|_| {
+            std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok()
+        })
+        .collect();
+    assert!(
+        !fillers.is_empty(),
+        "the queue takes at least one connection"
+    );
+    let c = gw::Client::new(gw::Options {
+        base_url: Some(format!("http://{addr}")),
+        api_key: Some("sk-test".into()),
+        connect_timeout_ms: 300,
+        max_retries: 0,
+        ..gw::Options::default()
+    })
+    .unwrap();
+    let started = Instant::now();
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    assert!(e.to_string().contains("connect_timeout_ms"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
