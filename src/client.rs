@@ -139,6 +139,7 @@ impl Client {
         body: Option<&Value>,
         deadline: Option<Instant>,
     ) -> Result<String, Error> {
+        refuse_stream_flag(op, body)?;
         let path = op.path_with(params)?;
         let bytes = self.json_body(op, body)?;
         let out = Outgoing {
@@ -211,18 +212,8 @@ impl Client {
                 ));
             }
             let row = ops::lookup(method, path);
-            let wants_stream =
-                body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
-            if let (Some(op), true) = (row, wants_stream) {
-                if op.stream.is_some() {
-                    return Err(Error::invalid_param(
-                        "stream",
-                        format!(
-                            "stream: true needs the streaming call (gw_{}_stream)",
-                            op.name
-                        ),
-                    ));
-                }
+            if let Some(op) = row {
+                refuse_stream_flag(op, body)?;
             }
             if let (Some(op), Some(b)) = (row, body) {
                 if self.options.validate {
@@ -579,6 +570,22 @@ impl Client {
             e
         }
     }
+}
+
+/// A plain call cannot read an event stream: `"stream": true` on a streaming
+/// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
+fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
+    let wants_stream = body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
+    if op.stream.is_some() && wants_stream {
+        return Err(Error::invalid_param(
+            "stream",
+            format!(
+                "stream: true needs the streaming call (gw_{}_stream, Client::stream)",
+                op.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a 2xx answer against what the operation promises.

@@ -3,12 +3,13 @@
 use std::ffi::{c_char, c_void, CString};
 use std::os::raw::c_int;
 
-use crate::error::Error;
 use crate::ops::{self, Operation};
 use crate::StreamEvent;
 
 use super::args;
+use super::client::gw_client;
 use super::guard::call;
+use super::op::json_op;
 
 /// One streamed event, handed to a `gw_event_cb`.
 ///
@@ -51,7 +52,7 @@ pub unsafe extern "C" fn gw_chat(
     request_json: *const c_char,
     out: *mut *mut c_char,
 ) -> c_int {
-    unary(client, request_json, out, &ops::CHAT)
+    json_op(client, &ops::CHAT, &[], request_json, out)
 }
 
 /// POST /v1/chat/completions with `"stream": true` (set by gw).
@@ -80,7 +81,7 @@ pub unsafe extern "C" fn gw_responses(
     request_json: *const c_char,
     out: *mut *mut c_char,
 ) -> c_int {
-    unary(client, request_json, out, &ops::RESPONSES)
+    json_op(client, &ops::RESPONSES, &[], request_json, out)
 }
 
 /// POST /v1/responses with `"stream": true`. Events carry their `event:` name;
@@ -104,30 +105,6 @@ pub unsafe extern "C" fn gw_responses_stream(
         out,
         &ops::RESPONSES,
     )
-}
-
-use super::client::gw_client;
-
-unsafe fn unary(
-    client: *const gw_client,
-    request_json: *const c_char,
-    out: *mut *mut c_char,
-    op: &Operation,
-) -> c_int {
-    call(out, || {
-        let client = args::client(client)?;
-        let body = args::json_object(request_json, "request_json")?;
-        if body.get("stream").and_then(|s| s.as_bool()) == Some(true) {
-            return Err(Error::invalid_param(
-                "stream",
-                format!(
-                    "stream: true needs the streaming call (gw_{}_stream)",
-                    op.name
-                ),
-            ));
-        }
-        client.call(op, &[], Some(&body))
-    })
 }
 
 unsafe fn streamed(
