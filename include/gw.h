@@ -7,6 +7,8 @@
  *  - `*out` receives a NUL-terminated UTF-8 JSON string: the answer on success,
  *    or {"error":{"message","type","code","status"}} on failure. Free it with
  *    gw_free(). `out` may be NULL. No partial results.
+ *  - Strings and buffers passed in are only read during the call: gw keeps no
+ *    pointer to them. Pointers gw hands to callbacks live for the callback only.
  *  - Request JSON is passed through: fields gw does not know reach the gateway.
  *  - A gw_client may be shared by many threads at once.
  *  - gw_last_error() gives the calling thread's last error message; never NULL.

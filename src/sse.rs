@@ -283,6 +283,49 @@ mod tests {
         assert!(p.next_event().unwrap().is_none());
     }
 
+    /// Hands out reads of pseudo-random sizes (1..=7 bytes) from a seed.
+    struct RaggedReads {
+        data: Cursor<Vec<u8>>,
+        state: u64,
+    }
+    impl Read for RaggedReads {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.state = self
+                .state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let n = buf.len().min(1 + (self.state >> 61) as usize);
+            self.data.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn events_do_not_depend_on_where_reads_split_the_stream() {
+        let input = b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
+data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]"
+            .to_vec();
+        let whole = parse_all(&input);
+        let datas: Vec<&str> = whole.iter().map(|e| e.data.as_str()).collect();
+        assert_eq!(datas, ["1", "2\n3", "", "[DONE]"]);
+        assert_eq!(whole[0].event, "a");
+        assert_eq!(whole[2].id.as_deref(), Some("x"));
+        for seed in 0..500 {
+            let reader = BufReader::with_capacity(
+                3,
+                RaggedReads {
+                    data: Cursor::new(input.clone()),
+                    state: seed,
+                },
+            );
+            let mut p = SseParser::new(reader, 1024);
+            let mut got = Vec::new();
+            while let Some(ev) = p.next_event().unwrap() {
+                got.push(ev);
+            }
+            assert_eq!(got, whole, "seed {seed}");
+        }
+    }
+
     #[test]
     fn line_over_cap_is_an_error() {
         let mut input = b"data: ".to_vec();
