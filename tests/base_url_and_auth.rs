@@ -145,3 +145,37 @@ fn key_with_a_line_break_is_refused_without_echoing_it() {
     assert!(e.to_string().contains("api_key"));
     assert!(!e.to_string().contains("sk-abc"));
 }
+
+#[test]
+fn a_bad_proxy_url_is_named() {
+    let e = Client::new(Options {
+        base_url: Some("http://127.0.0.1:1".into()),
+        api_key: Some("sk-x".into()),
+        proxy: Some("not a proxy url".into()),
+        ..Options::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.status(), GW_INVALID_ARGUMENT);
+    assert_eq!(error_json(&e)["error"]["param"], "proxy");
+}
+
+#[test]
+fn requests_go_through_a_configured_proxy() {
+    // gw-mock stands in for an HTTP proxy: a plain-http request through a proxy
+    // is sent with the absolute URL, which the mock records as its path.
+    let proxy = MockGateway::start();
+    let c = Client::new(Options {
+        base_url: Some("http://127.0.0.1:9".into()),
+        api_key: Some("sk-test".into()),
+        proxy: Some(proxy.url()),
+        max_retries: 0,
+        ..Options::default()
+    })
+    .unwrap();
+    let _ = c.call(&ops::CHAT, &[], Some(&chat("hi")));
+    assert_eq!(
+        proxy.request_count(),
+        1,
+        "the request went to the proxy, not to port 9"
+    );
+}

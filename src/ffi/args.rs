@@ -1,6 +1,6 @@
 //! Reading C arguments: NULL checks, UTF-8 and JSON, each failure naming the argument.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, CStr, CString};
 
 use serde_json::Value;
 
@@ -8,6 +8,12 @@ use crate::error::Error;
 use crate::Client;
 
 use super::client::gw_client;
+
+/// A C copy of `text` for a callback or `gw_last_error`. An interior NUL (JSON
+/// text has none) becomes a space rather than cutting the text short.
+pub(crate) fn c_string(text: &str) -> CString {
+    CString::new(text.replace('\0', " ")).unwrap_or_default()
+}
 
 /// A required string argument.
 ///

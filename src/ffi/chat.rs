@@ -1,6 +1,6 @@
 //! Chat completions and the Responses format, plain and streamed.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
 use crate::ops::{self, Operation};
@@ -131,10 +131,9 @@ unsafe fn deliver_event(
     ev: &StreamEvent<'_>,
     user_data: *mut c_void,
 ) -> bool {
-    let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
-    let name = c(ev.event);
-    let data = c(ev.data);
-    let delta = ev.text_delta.map(c);
+    let name = args::c_string(ev.event);
+    let data = args::c_string(ev.data);
+    let delta = ev.text_delta.map(args::c_string);
     let event = gw_event {
         event: name.as_ptr(),
         data: data.as_ptr(),

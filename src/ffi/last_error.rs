@@ -8,7 +8,7 @@ thread_local! {
 }
 
 pub(crate) fn set_last_error(message: &str) {
-    let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    let text = super::args::c_string(message);
     LAST_ERROR.with(|slot| *slot.borrow_mut() = text);
 }
 

@@ -1,6 +1,6 @@
 //! Polling a video task until it ends, with progress and cancellation.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
 use crate::error::Error;
@@ -62,8 +62,7 @@ pub unsafe extern "C" fn gw_video_wait(
         let mut on_status = |status: &str, record: &str| match progress {
             None => true,
             Some(cb) => {
-                let c = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
-                let (status, record) = (c(status), c(record));
+                let (status, record) = (args::c_string(status), args::c_string(record));
                 cb(status.as_ptr(), record.as_ptr(), user_data) == 0
             }
         };
