@@ -244,6 +244,15 @@ impl EventStream {
     }
 }
 
+impl std::fmt::Debug for EventStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventStream")
+            .field("operation", &self.name)
+            .field("delivered", &self.delivered())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for EventStream {
     fn drop(&mut self) {
         // The connection (inside the driver) is dropped with the stream: a stream

@@ -33,8 +33,13 @@ use crate::cancel::{attach_current, current_cancelled, POLL_SLICE};
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
 const NAME_TTL: Duration = Duration::from_secs(30);
 
+/// Not `Interrupted`: readers up the stack (std's `BufRead`, rustls) retry that
+/// kind, which would spin on a socket a cancel has shut down.
 fn cancelled_io() -> io::Error {
-    io::Error::new(io::ErrorKind::Interrupted, "cancelled by gw_client_cancel")
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "cancelled by gw_client_cancel",
+    )
 }
 
 /// Resolves without a thread for IP literals and cached names.
@@ -105,12 +110,21 @@ impl Resolver for GwResolver {
 /// A system lookup on a helper thread, waited for in slices so a cancel or the
 /// deadline ends the wait (the thread finishes on its own).
 fn lookup(host_port: String, timeout: NextTimeout) -> Result<Vec<SocketAddr>, Error> {
+    lookup_with(timeout, move || {
+        host_port.to_socket_addrs().map(|a| a.collect::<Vec<_>>())
+    })
+}
+
+fn lookup_with(
+    timeout: NextTimeout,
+    resolve: impl FnOnce() -> io::Result<Vec<SocketAddr>> + Send + 'static,
+) -> Result<Vec<SocketAddr>, Error> {
     let deadline = timeout.not_zero().map(|t| Instant::now() + *t);
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::Builder::new()
         .name("gw-resolve".into())
         .spawn(move || {
-            let _ = tx.send(host_port.to_socket_addrs().map(|a| a.collect::<Vec<_>>()));
+            let _ = tx.send(resolve());
         })
         .map_err(Error::Io)?;
     loop {
@@ -172,7 +186,7 @@ impl<In: Transport> Connector<In> for GwTcpConnector {
                 Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                     return Err(Error::Timeout(Timeout::Connect))
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(Error::Io(e)),
+                Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => return Err(Error::Io(e)),
                 Err(e) => last_err = Some(e),
             }
         }
@@ -472,6 +486,50 @@ mod tests {
             .unwrap()
             .iter()
             .all(|a| a.port() == 7 && a.ip().is_loopback()));
+    }
+
+    #[test]
+    fn a_slow_lookup_ends_at_cancel() {
+        use crate::cancel::{CallScope, CancelToken};
+        let token = Arc::new(CancelToken::default());
+        let _scope = CallScope::enter(&token);
+        let canceller = {
+            let token = token.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                token.cancel();
+                Instant::now()
+            })
+        };
+        let result = lookup_with(NextTimeout::default(), || {
+            std::thread::sleep(Duration::from_secs(3));
+            Ok(vec![])
+        });
+        let returned = Instant::now();
+        let cancelled_at = canceller.join().unwrap();
+        let e = result.unwrap_err();
+        assert!(
+            matches!(&e, Error::Io(io) if io.kind() == io::ErrorKind::ConnectionAborted),
+            "{e}"
+        );
+        let latency = returned.saturating_duration_since(cancelled_at);
+        assert!(latency < Duration::from_millis(500), "{latency:?}");
+    }
+
+    #[test]
+    fn a_slow_lookup_ends_at_the_deadline() {
+        let t = NextTimeout {
+            after: ureq::unversioned::transport::time::Duration::from_millis(50),
+            ..NextTimeout::default()
+        };
+        let started = Instant::now();
+        let e = lookup_with(t, || {
+            std::thread::sleep(Duration::from_secs(3));
+            Ok(vec![])
+        })
+        .unwrap_err();
+        assert!(matches!(e, Error::Timeout(Timeout::Resolve)), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 
     #[test]
