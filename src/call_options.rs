@@ -28,6 +28,6 @@ impl CallOptions {
         if json.trim().is_empty() {
             return Ok(CallOptions::default());
         }
-        serde_json::from_str(json).map_err(|e| Error::invalid(format!("options: {e}")))
+        crate::options::parse_named(json)
     }
 }
