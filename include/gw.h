@@ -335,6 +335,11 @@ int gw_image_edit_upload(const struct gw_client *client,
 //
 // The pointer is owned by gw and stays valid until the next gw call on the
 // same thread; copy it to keep it. Do not free it. Each thread has its own.
+//
+// A C convenience only: bindings whose calls may change OS threads (Go,
+// Kotlin coroutines, Swift tasks) read every failure from out-parameters
+// instead: `*out` of each call, `gw_client_create`, `gw_client_create_derived`,
+// `gw_stream_finish`.
 const char *gw_last_error(void);
 
 // Sets the process-wide logger: one line per request attempt, retry (with the
