@@ -88,16 +88,19 @@ impl CancelToken {
 
     /// Sleeps for `duration` unless cancelled first (then `Err(Cancelled)` at once).
     pub fn sleep(&self, duration: Duration) -> Result<(), Error> {
-        let until = Instant::now() + duration;
+        // A wait too long to represent is a wait until cancelled.
+        let until = Instant::now().checked_add(duration);
         let mut guard = lock(&self.sockets);
         loop {
             if self.is_cancelled() {
                 return Err(Error::Cancelled);
             }
             let now = Instant::now();
-            if now >= until {
-                return Ok(());
-            }
+            let until = match until {
+                Some(t) if now >= t => return Ok(()),
+                Some(t) => t,
+                None => now + Duration::from_secs(3600),
+            };
             guard = self
                 .wake
                 .wait_timeout(guard, until - now)

@@ -18,13 +18,17 @@ use crate::call_options::CallOptions;
 use crate::cancel::{CallScope, CancelToken};
 use crate::error::{http_error_message, Error};
 use crate::event_stream::EventStream;
+use crate::headers;
 use crate::log::{self, Level};
 use crate::meta::ResponseMeta;
 use crate::multipart::Form;
 use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
-use crate::options::{BaseUrl, Options, Origin};
+use crate::options::{BaseUrl, Options};
+use crate::redirect;
 use crate::retry;
+use crate::route::Route;
 use crate::stream::StreamEvent;
+use crate::tls;
 use crate::transport::{GwResolver, GwTcpConnector};
 use crate::transport_error::map_ureq;
 use crate::validate;
@@ -47,6 +51,7 @@ pub struct ClientInner {
     base: BaseUrl,
     api_key: String,
     agent: Agent,
+    route: Route,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
     idempotency_key: Option<HeaderValue>,
     cancel: Arc<CancelToken>,
@@ -128,14 +133,18 @@ impl Client {
                 "api_key holds whitespace or characters not allowed in an HTTP header",
             ));
         }
-        let extra_headers = parse_extra_headers(&options)?;
-        let agent = build_agent(&options)?;
+        let extra_headers = headers::parse_extra(&options)?;
+        let route = Route::new(&options)?;
+        route.check_usable(&base.origin)?;
+        route.check_plain_http(&base.origin)?;
+        let agent = build_agent(&options, &route)?;
         Ok(Client {
             inner: Arc::new(ClientInner {
                 options,
                 base,
                 api_key,
                 agent,
+                route,
                 extra_headers,
                 idempotency_key: None,
                 cancel: Arc::default(),
@@ -175,7 +184,7 @@ impl Client {
                 options.headers.insert(k.clone(), v.clone());
             }
         }
-        let extra_headers = parse_extra_headers(&options)?;
+        let extra_headers = headers::parse_extra(&options)?;
         let idempotency_key = match &overrides.idempotency_key {
             None => self.idempotency_key.clone(),
             Some(key) => Some(
@@ -196,6 +205,7 @@ impl Client {
                 base: self.base.clone(),
                 api_key: self.api_key.clone(),
                 agent: self.agent.clone(),
+                route: self.route.clone(),
                 extra_headers,
                 idempotency_key,
                 cancel: Arc::default(),
@@ -314,7 +324,10 @@ impl Client {
 
     /// When a call started now must end, from `total_timeout_ms`.
     pub(crate) fn default_deadline(&self) -> Option<Instant> {
-        self.options.total_timeout().map(|t| Instant::now() + t)
+        // checked: a deadline too far to represent is no deadline, not a panic.
+        self.options
+            .total_timeout()
+            .and_then(|t| Instant::now().checked_add(t))
     }
 
     /// Sends a multipart form (the image edit with file uploads).
@@ -360,15 +373,7 @@ impl Client {
                     ))
                 }
             };
-            if !path.starts_with('/')
-                || path.starts_with("//")
-                || path.contains(['\r', '\n', ' ', '#'])
-            {
-                return Err(Error::invalid_param(
-                    "path",
-                    format!("path: must start with a single '/' and hold no spaces or fragment (got '{path}')"),
-                ));
-            }
+            ops::check_raw_path(path)?;
             if method_kind == Method::Get && body.is_some() {
                 return Err(Error::invalid_param(
                     "body",
@@ -530,7 +535,8 @@ impl Client {
             let delay = wait
                 .map(|w| w.min(Duration::from_millis(self.options.retry_after_cap_ms)))
                 .unwrap_or_else(|| self.backoff(attempt));
-            let within_deadline = deadline.is_none_or(|d| Instant::now() + delay < d);
+            let within_deadline =
+                deadline.is_none_or(|d| Instant::now().checked_add(delay).is_some_and(|t| t < d));
             if !retryable
                 || attempt >= self.options.max_retries
                 || !within_deadline
@@ -586,8 +592,8 @@ impl Client {
     /// for the rest of the chain.
     fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Attempt {
         let mut url = self.base.join(&out.path);
-        let mut method = out.method;
-        let mut body = out.body;
+        let method = out.method;
+        let body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
             let sent = self.send_once(
@@ -612,20 +618,20 @@ impl Client {
                 return Attempt::Sent(Ok((response, url)));
             };
             let next = resolve_location(&url, location);
-            let origin = match Origin::parse(&next) {
-                Ok(o) => o,
-                Err(why) => {
-                    return Attempt::Refused(Error::Network(format!("redirect target {why}")))
-                }
+            let hop = match redirect::judge(
+                status,
+                method,
+                &url,
+                location,
+                &next,
+                &self.base.origin,
+                &self.route,
+            ) {
+                Ok(hop) => hop,
+                Err(e) => return Attempt::Refused(e),
             };
-            if let Err(e) = origin.check_secure(self.options.allow_insecure_http) {
-                return Attempt::Refused(Error::Network(format!("redirect refused: {e}")));
-            }
-            trusted &= origin == self.base.origin;
-            if status == 303 {
-                method = Method::Get;
-                body = None;
-            }
+            // Once the chain leaves the base origin nothing of the caller's follows it.
+            trusted &= hop.same_origin;
             if log::enabled(Level::Info) {
                 self.log(
                     Level::Info,
@@ -634,7 +640,7 @@ impl Client {
                         if trusted {
                             ""
                         } else {
-                            " (credentials dropped)"
+                            " (credentials and custom headers dropped)"
                         }
                     ),
                 );
@@ -672,11 +678,14 @@ impl Client {
                 format!("Bearer {}", self.api_key),
             );
         }
-        for (name, value) in &self.extra_headers {
-            builder = builder.header(name, value);
-        }
-        if let (Method::Post, Some(key)) = (method, &self.idempotency_key) {
-            builder = builder.header("idempotency-key", key);
+        // No auth means a hop off the base origin: none of the caller's headers go there.
+        if auth.is_some() {
+            for (name, value) in &self.extra_headers {
+                builder = builder.header(name, value);
+            }
+            if let (Method::Post, Some(key)) = (method, &self.idempotency_key) {
+                builder = builder.header("idempotency-key", key);
+            }
         }
         let remaining = match deadline {
             Some(d) => Some(
@@ -837,31 +846,9 @@ fn resolve_location(current: &str, location: &str) -> String {
     format!("{}{location}", &path[..dir_end])
 }
 
-fn parse_extra_headers(options: &Options) -> Result<Vec<(HeaderName, HeaderValue)>, Error> {
-    options
-        .headers
-        .iter()
-        .map(|(name, value)| {
-            let bad =
-                |why: &str| Error::invalid_param("headers", format!("headers: '{name}' {why}"));
-            let header = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| bad("is not a valid header name"))?;
-            if header == http::header::AUTHORIZATION || header == http::header::HOST {
-                return Err(bad("is set by gw and cannot be overridden"));
-            }
-            let value = HeaderValue::from_str(value)
-                .map_err(|_| bad("has a value not allowed in a header"))?;
-            Ok((header, value))
-        })
-        .collect()
-}
-
-fn build_agent(options: &Options) -> Result<Agent, Error> {
-    let user_agent = match &options.user_agent {
-        Some(extra) => format!("gw/{} {extra}", env!("CARGO_PKG_VERSION")),
-        None => format!("gw/{}", env!("CARGO_PKG_VERSION")),
-    };
-    let mut config = Agent::config_builder()
+fn build_agent(options: &Options, route: &Route) -> Result<Agent, Error> {
+    let user_agent = headers::user_agent(options)?;
+    let config = Agent::config_builder()
         .http_status_as_error(false)
         // Redirects are followed by hand so credentials stay with their origin.
         .max_redirects(0)
@@ -870,23 +857,10 @@ fn build_agent(options: &Options) -> Result<Agent, Error> {
         .timeout_per_read(options.read_timeout())
         .max_idle_connections(options.max_idle_connections)
         .max_idle_connections_per_host(options.max_idle_connections)
-        .user_agent(user_agent);
-    if let Some(proxy) = &options.proxy {
-        let parsed = ureq::Proxy::new(proxy).map_err(|_| {
-            Error::invalid_param("proxy", "proxy: not a valid proxy URL (http://, https://)")
-        })?;
-        if !matches!(
-            parsed.protocol(),
-            ureq::ProxyProtocol::Http | ureq::ProxyProtocol::Https
-        ) {
-            // Refused here rather than failing every call (no SOCKS support is built in).
-            return Err(Error::invalid_param(
-                "proxy",
-                "proxy: SOCKS proxies are not supported; use an http:// or https:// proxy",
-            ));
-        }
-        config = config.proxy(Some(parsed));
-    }
+        .user_agent(user_agent)
+        // The one route.rs checked (option or environment): never another one.
+        .proxy(route.proxy())
+        .tls_config(tls::config(options)?);
     // Our TCP layer (cancellable connect and I/O) under ureq's CONNECT proxy and TLS.
     let connector =
         ().chain(ConnectProxyConnector::default())
@@ -936,15 +910,5 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.to_string(), "vendor reported failure: code 4: banned");
         assert!(judge(Reply::VendorCode { ok: 0 }, r#"{"code":0}"#.into()).is_ok());
-    }
-
-    #[test]
-    fn header_rules() {
-        let mut o = Options::default();
-        o.headers.insert("Authorization".into(), "x".into());
-        assert!(parse_extra_headers(&o).is_err());
-        let mut o = Options::default();
-        o.headers.insert("bad header".into(), "x".into());
-        assert!(parse_extra_headers(&o).is_err());
     }
 }

@@ -175,12 +175,16 @@ impl Error {
         json!({ "error": inner }).to_string()
     }
 
-    /// Replaces every occurrence of `secret` in the message (and body) with `[REDACTED]`.
+    /// Replaces every occurrence of `secret` with `[REDACTED]`: in messages as
+    /// text, in bodies only inside JSON strings so they stay valid JSON
+    /// (`redact.rs`).
     pub(crate) fn redact(self, secret: &str) -> Self {
+        use crate::redact;
         if secret.is_empty() {
             return self;
         }
-        let r = |s: String| s.replace(secret, "[REDACTED]");
+        let r = |s: String| redact::text(s, secret);
+        let b = |s: String| redact::body(s, secret);
         match self {
             Error::InvalidArgument { message, param } => Error::InvalidArgument {
                 message: r(message),
@@ -191,11 +195,11 @@ impl Error {
             Error::Decode(m) => Error::Decode(r(m)),
             Error::Vendor { message, body } => Error::Vendor {
                 message: r(message),
-                body: r(body),
+                body: b(body),
             },
             Error::Stream { message, body } => Error::Stream {
                 message: r(message),
-                body: body.map(|b| serde_json::from_str(&r(b.to_string())).unwrap_or(Value::Null)),
+                body: body.map(|v| redact::value(v, secret)),
             },
             Error::TooLarge(m) => Error::TooLarge(r(m)),
             Error::Http {
@@ -205,7 +209,7 @@ impl Error {
             } => Error::Http {
                 status,
                 message: r(message),
-                body: body.map(r),
+                body: body.map(b),
             },
             Error::Internal(m) => Error::Internal(r(m)),
             Error::Cancelled => Error::Cancelled,

@@ -337,6 +337,11 @@ fn encode_param(name: &str, value: &str, out: &mut String) -> Result<(), crate::
         return Err(bad("must be a non-empty string"));
     }
     if !MULTI_SEGMENT_PARAMS.contains(&name) {
+        // `.` and `..` stay as they are after encoding, and a normalising proxy
+        // would turn /v1/videos/../remix into /v1/remix: another endpoint.
+        if value == "." || value == ".." {
+            return Err(bad("must not be '.' or '..'"));
+        }
         percent_encode_segment(value, out);
         return Ok(());
     }
@@ -350,6 +355,35 @@ fn encode_param(name: &str, value: &str, out: &mut String) -> Result<(), crate::
             out.push('/');
         }
         percent_encode_segment(segment, out);
+    }
+    Ok(())
+}
+
+/// Checks a caller-written path (`gw_request`): one leading `/`, no spaces,
+/// CR/LF or fragment, and no empty, `.` or `..` segment, percent-encoded ones
+/// (`%2e%2E`) included: a proxy that normalises paths would send the request
+/// somewhere else than it reads.
+pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
+    let bad =
+        |why: &str| crate::Error::invalid_param("path", format!("path: {why} (got '{path}')"));
+    if !path.starts_with('/') || path.starts_with("//") {
+        return Err(bad("must start with a single '/'"));
+    }
+    if path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#') {
+        return Err(bad("must hold no spaces, control characters or fragment"));
+    }
+    let without_query = path.split('?').next().unwrap_or(path);
+    let segments: Vec<&str> = without_query[1..].split('/').collect();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        // A trailing '/' is a path's own business; an empty segment inside is not.
+        if segment.is_empty() && !last {
+            return Err(bad("must not hold an empty segment ('//')"));
+        }
+        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+        if decoded == "." || decoded == ".." {
+            return Err(bad("must not hold a '.' or '..' segment"));
+        }
     }
     Ok(())
 }
@@ -419,7 +453,47 @@ mod tests {
             "/vendorF/org/model%20v2/edit"
         );
         assert!(VENDOR_F_EDIT.path_with(&["org/../x"]).is_err());
+        for dots in [".", ".."] {
+            let e = VIDEO_CHARACTER_STATUS.path_with(&[dots]).unwrap_err();
+            assert!(e.to_string().contains("'.' or '..'"), "{e}");
+            assert!(VIDEO_REMIX.path_with(&[dots]).is_err());
+            assert!(VENDOR_F_EDIT.path_with(&[dots]).is_err());
+            assert!(GENERATE_CONTENT.path_with(&[dots]).is_err());
+        }
+        // Dots inside a value are plain text.
+        assert_eq!(
+            VIDEO_CHARACTER_STATUS.path_with(&["..x"]).unwrap(),
+            "/v1/videos/..x"
+        );
         assert!(VENDOR_F_EDIT.path_with(&["org//x"]).is_err());
+    }
+
+    #[test]
+    fn raw_paths_without_dot_segments_pass() {
+        for ok in [
+            "/v1/chat/completions",
+            "/vendorR/task/t1?x=1",
+            "/v1/videos/a.b/remix",
+            "/v1/x/",
+            "/v1/videos/..x",
+        ] {
+            assert!(check_raw_path(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "/v1/videos/../remix",
+            "/v1/videos/./x",
+            "/v1/videos/%2e%2E/remix",
+            "/v1/videos/.%2e",
+            "/v1//videos",
+            "//evil.example/x",
+            "v1/chat",
+            "/v1/chat completions",
+            "/v1/chat\r\n",
+            "/v1/chat#frag",
+            "/..",
+        ] {
+            assert!(check_raw_path(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

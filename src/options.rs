@@ -49,6 +49,13 @@ pub struct Options {
     pub user_agent: Option<String>,
     /// Idle connections kept per host for reuse: size it for the threads that share a client.
     pub max_idle_connections: usize,
+    /// A PEM file of CA certificates trusted besides the built-in roots.
+    pub ca_file: Option<String>,
+    /// PEM text of CA certificates trusted besides the built-in roots.
+    pub ca_pem: Option<String>,
+    /// `"webpki"` (the built-in roots, the default) or `"platform"` (the OS
+    /// trust store; needs the cargo feature `platform-verifier`).
+    pub tls_verifier: Option<String>,
 }
 
 impl Default for Options {
@@ -71,6 +78,9 @@ impl Default for Options {
             max_line_bytes: 4 * 1024 * 1024,
             user_agent: None,
             max_idle_connections: 16,
+            ca_file: None,
+            ca_pem: None,
+            tls_verifier: None,
         }
     }
 }
@@ -89,6 +99,9 @@ impl fmt::Debug for Options {
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("validate", &self.validate)
             .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("ca_file", &self.ca_file)
+            .field("ca_pem", &self.ca_pem.as_ref().map(|_| "[set]"))
+            .field("tls_verifier", &self.tls_verifier)
             .finish_non_exhaustive()
     }
 }
@@ -169,6 +182,15 @@ impl BaseUrl {
         if trimmed.is_empty() {
             return Err(Error::invalid_param("base_url", "base_url is empty"));
         }
+        if let Some(c) = trimmed
+            .chars()
+            .find(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(Error::invalid_param(
+                "base_url",
+                format!("base_url holds a space or control character ({c:?})"),
+            ));
+        }
         let mut root = trimmed.trim_end_matches('/').to_string();
         // OpenAI-SDK users paste `{base_url}/v1`; every path we send carries its version.
         if root.to_ascii_lowercase().ends_with("/v1") {
@@ -181,6 +203,14 @@ impl BaseUrl {
             return Err(Error::invalid_param(
                 "base_url",
                 "base_url must not contain a query or fragment",
+            ));
+        }
+        check_host(&origin.host)?;
+        // Whatever passed must make a URL every call can use: checked once, here.
+        if ureq::http::Uri::try_from(format!("{root}/v1/x")).is_err() {
+            return Err(Error::invalid_param(
+                "base_url",
+                "base_url is not a valid URL (its path holds characters that must be percent-encoded?)",
             ));
         }
         origin.check_secure(allow_insecure_http)?;
@@ -246,6 +276,34 @@ impl Origin {
         }
         Ok(())
     }
+}
+
+/// A host gw can connect to as written: an IP literal or an ASCII name
+/// (international names in their `xn--` form; gw does no IDNA mapping).
+fn check_host(host: &str) -> Result<(), Error> {
+    let bad = |why: String| Err(Error::invalid_param("base_url", format!("base_url {why}")));
+    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        if inner.parse::<std::net::Ipv6Addr>().is_err() {
+            return bad(format!("has an invalid IPv6 host '{host}'"));
+        }
+        return Ok(());
+    }
+    if !host.is_ascii() {
+        return bad(format!(
+            "has a non-ASCII host '{host}': write it in its punycode (xn--) form"
+        ));
+    }
+    let name_ok = host.split('.').enumerate().all(|(i, label)| {
+        // A trailing dot (fully qualified name) leaves one empty last label.
+        (!label.is_empty() || (i > 0 && host.ends_with('.') && i == host.split('.').count() - 1))
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    });
+    if !name_ok {
+        return bad(format!("has an invalid host '{host}'"));
+    }
+    Ok(())
 }
 
 fn split_host_port(authority: &str) -> Result<(&str, Option<u16>), String> {
@@ -333,6 +391,33 @@ mod tests {
             .to_string()
             .contains("port"));
         assert!(BaseUrl::parse("https://u:p@h", false).is_err());
+    }
+
+    #[test]
+    fn unusable_base_urls_are_refused_at_once() {
+        for (raw, says) in [
+            ("https://gw example.com", "space"),
+            ("https://gw.example.com/my prefix", "space"),
+            ("https://bücher.example", "punycode"),
+            ("https://", "must start with"),
+            ("https:///prefix", "no host"),
+            ("https://?x=1", "no host"),
+            ("https://a..b", "invalid host"),
+            ("https://a%20b", "invalid host"),
+            ("https://[zz]:1", "IPv6"),
+            ("https://h.example/\u{7f}", "control"),
+        ] {
+            let e = BaseUrl::parse(raw, false).unwrap_err();
+            assert!(e.to_string().contains(says), "{raw}: {e}");
+        }
+        for ok in [
+            "https://xn--bcher-kva.example",
+            "https://gw.example.com.",
+            "https://[::1]:8443",
+            "https://a_b.internal",
+        ] {
+            assert!(BaseUrl::parse(ok, false).is_ok(), "{ok}");
+        }
     }
 
     #[test]

@@ -35,23 +35,34 @@ pub fn server_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
             .map(str::trim)
     };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
+        if let Some(d) = seconds(ms / 1000.0) {
+            return Some(d);
         }
     }
     let value = text("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return seconds(secs);
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// A server's number of seconds as a wait: negative, NaN and infinite values
+/// are ignored, and anything too large for a `Duration` (`1e300`) saturates
+/// (the caller caps it); whatever a server sends, this never panics.
+fn seconds(secs: f64) -> Option<Duration> {
+    if !secs.is_finite() || secs < 0.0 {
+        return None;
+    }
+    Some(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
 /// Backoff for retry number `attempt` (0-based): base * 2^attempt, capped, with jitter.
 pub fn backoff(attempt: u32, base: Duration, max: Duration) -> Duration {
     let full = base.saturating_mul(1u32 << attempt.min(20)).min(max);
     let jitter = 1.0 - 0.25 * unit_random();
-    full.mul_f64(jitter)
+    // try_: a huge configured maximum must not overflow in the float round trip.
+    Duration::try_from_secs_f64(full.as_secs_f64() * jitter).unwrap_or(full)
 }
 
 /// A cheap uniform value in [0, 1) for jitter; it needs spread, not secrecy.
@@ -135,6 +146,75 @@ mod tests {
             ),
             Some(Duration::from_millis(10))
         );
+    }
+
+    #[test]
+    fn absurd_values_saturate_instead_of_panicking() {
+        let now = SystemTime::UNIX_EPOCH;
+        for (name, value) in [
+            ("retry-after-ms", "1e300"),
+            ("retry-after-ms", "1.7976931348623157e308"),
+            ("retry-after", "99999999999999999999"),
+            ("retry-after", "18446744073709551616"),
+            ("retry-after", "1e20"),
+        ] {
+            assert_eq!(
+                server_delay(&headers(&[(name, value)]), now),
+                Some(Duration::MAX),
+                "{name}: {value}"
+            );
+        }
+        for value in ["NaN", "inf", "-inf", "-0.5", "1e-400x"] {
+            assert_eq!(server_delay(&headers(&[("retry-after", value)]), now), None);
+        }
+        let huge = Duration::from_secs(u64::MAX);
+        assert!(backoff(40, huge, huge) <= huge);
+    }
+
+    proptest::proptest! {
+        /// Whatever bytes a server puts in these headers, reading them never
+        /// panics and the capped wait stays within the cap.
+        #[test]
+        fn any_retry_header_value_is_safe(
+            ms in proptest::collection::vec(proptest::num::u8::ANY, 0..48),
+            after in proptest::collection::vec(proptest::num::u8::ANY, 0..48),
+            number in proptest::num::f64::ANY,
+            digits in "[-+]?[0-9]{0,30}(\\.[0-9]{0,30})?([eE][-+]?[0-9]{1,4})?",
+            should in proptest::collection::vec(proptest::num::u8::ANY, 0..16),
+            now_secs in 0u64..8_000_000_000,
+        ) {
+            let now = SystemTime::UNIX_EPOCH + Duration::from_secs(now_secs);
+            let cap = Duration::from_millis(60_000);
+            let mut sets: Vec<HeaderMap> = Vec::new();
+            for (name, value) in [
+                ("retry-after-ms", ms.clone()),
+                ("retry-after", after.clone()),
+                ("retry-after", number.to_string().into_bytes()),
+                ("retry-after-ms", number.to_string().into_bytes()),
+                ("retry-after", digits.clone().into_bytes()),
+                ("retry-after-ms", digits.clone().into_bytes()),
+                ("x-should-retry", should.clone()),
+            ] {
+                let mut h = HeaderMap::new();
+                if let Ok(v) = HeaderValue::from_bytes(&value) {
+                    h.insert(name, v);
+                }
+                sets.push(h);
+            }
+            let mut both = HeaderMap::new();
+            if let (Ok(a), Ok(b)) = (HeaderValue::from_bytes(&ms), HeaderValue::from_bytes(&after)) {
+                both.insert("retry-after-ms", a);
+                both.insert("retry-after", b);
+            }
+            sets.push(both);
+            for h in &sets {
+                let _ = should_retry_header(h);
+                if let Some(wait) = server_delay(h, now) {
+                    proptest::prop_assert!(wait.min(cap) <= cap);
+                    let _ = std::time::Instant::now().checked_add(wait.min(cap));
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,24 +11,26 @@ use serde_json::json;
 fn credentials_never_follow_a_redirect_to_another_origin() {
     let origin = MockGateway::start();
     let elsewhere = MockGateway::start();
-    origin.push_fault(json!({"action": "redirect", "status": 307, "location": format!("{}/v1/chat/completions", elsewhere.url())}));
+    // A GET may follow to another origin, bare; a POST is not replayed there at all.
+    origin.push_fault(json!({"action": "redirect", "status": 302, "location": format!("{}/v1/videos/v1", elsewhere.url())}));
     let e = client(&origin)
-        .call(&ops::CHAT, &[], Some(&chat("hi")))
+        .call(&ops::VIDEO_CHARACTER_STATUS, &["v1"], None)
         .unwrap_err();
     // The other origin gets no key, so it refuses the request.
     assert_eq!(e.status(), 401);
     let seen = &elsewhere.requests()[0];
     assert_eq!(seen.header("authorization"), None);
-    assert_eq!(seen.method, "POST", "307 keeps the method");
+    assert_eq!(seen.method, "GET");
 }
 
 #[test]
 fn the_query_key_does_not_follow_to_another_origin_either() {
     let origin = MockGateway::start();
     let elsewhere = MockGateway::start();
-    origin.push_fault(json!({"action": "redirect", "location": format!("{}/v1beta/models/m:generateContent", elsewhere.url())}));
-    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
-    let _ = client(&origin).call(&ops::GENERATE_CONTENT, &["m"], Some(&body));
+    origin.push_fault(
+        json!({"action": "redirect", "location": format!("{}/v1beta/models/m", elsewhere.url())}),
+    );
+    let _ = client(&origin).request("GET", "/v1beta/models/m", None);
     let seen = &elsewhere.requests()[0];
     assert_eq!(seen.query, None);
     assert_eq!(seen.header("authorization"), None);

@@ -11,10 +11,12 @@ mod errors;
 mod faults;
 mod intake;
 mod multipart;
+mod normalize;
 mod record;
 mod routes;
 mod state;
 mod stream;
+mod tls;
 mod validate;
 mod words;
 
@@ -27,6 +29,7 @@ use tokio::sync::oneshot;
 
 pub use record::{RecordedPart, RecordedRequest};
 use state::Shared;
+pub use tls::{ServerIdentity, TestCa};
 
 /// The API key a mock accepts unless told otherwise.
 pub const DEFAULT_API_KEY: &str = "sk-test";
@@ -35,6 +38,8 @@ pub const DEFAULT_API_KEY: &str = "sk-test";
 /// background thread. Dropping it stops the server and closes its connections.
 pub struct MockGateway {
     addr: SocketAddr,
+    /// "http", or "https" for a mock started with `start_tls`.
+    scheme: &'static str,
     shared: Arc<Shared>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
@@ -50,6 +55,16 @@ impl MockGateway {
     ///
     /// Panics if no loopback port can be bound (a test environment problem).
     pub fn start_with_key(api_key: &str) -> MockGateway {
+        Self::launch(api_key, None)
+    }
+
+    /// Starts a mock that speaks HTTPS with `identity` (see [`TestCa`]) and
+    /// accepts the key `"sk-test"`. Its `url()` is `https://127.0.0.1:PORT`.
+    pub fn start_tls(identity: &ServerIdentity) -> MockGateway {
+        Self::launch(DEFAULT_API_KEY, Some(identity.clone()))
+    }
+
+    fn launch(api_key: &str, tls: Option<ServerIdentity>) -> MockGateway {
         let listener =
             std::net::TcpListener::bind("127.0.0.1:0").expect("gw-mock: bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("gw-mock: local_addr");
@@ -59,6 +74,7 @@ impl MockGateway {
         let shared = Shared::new(api_key);
         let (stop, stopped) = oneshot::channel::<()>();
         let server_state = shared.clone();
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let thread = std::thread::Builder::new()
             .name(format!("gw-mock-{}", addr.port()))
             .spawn(move || {
@@ -70,24 +86,34 @@ impl MockGateway {
                 rt.block_on(async move {
                     let listener =
                         tokio::net::TcpListener::from_std(listener).expect("gw-mock: listener");
-                    serve_state(listener, server_state, async {
+                    let shutdown = async {
                         let _ = stopped.await;
-                    })
-                    .await;
+                    };
+                    match tls {
+                        None => serve_state(listener, server_state, shutdown).await,
+                        Some(identity) => {
+                            let listener = tls::TlsListener {
+                                tcp: listener,
+                                acceptor: tls::acceptor(&identity),
+                            };
+                            serve_state(listener, server_state, shutdown).await
+                        }
+                    }
                 });
             })
             .expect("gw-mock: spawn server thread");
         MockGateway {
             addr,
+            scheme,
             shared,
             stop: Some(stop),
             thread: Some(thread),
         }
     }
 
-    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    /// `http://127.0.0.1:PORT` (`https://` for a TLS mock), without a trailing slash.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -124,7 +150,14 @@ impl MockGateway {
         self.shared.request_count()
     }
 
-    /// Clears recordings, queued faults, tasks and the id counter.
+    /// Turns on (or off) path normalisation before routing, as a reverse proxy
+    /// does: `/v1/videos/../remix` is served (and recorded) as `/v1/remix`.
+    /// Also `POST /__mock/mode {"normalize_paths": true}`; reset turns it off.
+    pub fn set_normalize_paths(&self, on: bool) {
+        self.shared.set_normalize_paths(on);
+    }
+
+    /// Clears recordings, queued faults, tasks, the id counter and the path mode.
     pub fn reset(&self) {
         self.shared.reset();
     }
@@ -161,14 +194,22 @@ pub async fn serve(
     serve_state(listener, Shared::new(api_key), shutdown).await;
 }
 
-async fn serve_state(
-    listener: tokio::net::TcpListener,
+async fn serve_state<L>(
+    listener: L,
     shared: Arc<Shared>,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) {
-    let app = routes::app(shared);
+) where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    use axum::ServiceExt as _;
+    use tower::Layer as _;
+    let app = routes::app(shared.clone());
+    // Wrapped around the whole router: a rewrite must happen before routing.
+    let app = axum::middleware::map_request_with_state(shared, normalize::rewrite).layer(app);
+    let service = app.into_make_service();
     tokio::select! {
-        r = axum::serve(listener, app).into_future() => {
+        r = axum::serve(listener, service).into_future() => {
             if let Err(e) = r {
                 eprintln!("gw-mock: server error: {e}");
             }

@@ -21,6 +21,8 @@ struct Inner {
     faults: VecDeque<Fault>,
     tasks: HashMap<String, Task>,
     counter: u64,
+    /// Paths are normalised before routing, as a proxy would (`normalize.rs`).
+    normalize_paths: bool,
 }
 
 /// An asynchronous task (video, vendor job) whose status moves on each time it is polled.
@@ -119,6 +121,14 @@ impl Shared {
                 v
             })
             .collect()
+    }
+
+    pub fn normalize_paths(&self) -> bool {
+        self.lock().normalize_paths
+    }
+
+    pub fn set_normalize_paths(&self, on: bool) {
+        self.lock().normalize_paths = on;
     }
 
     pub fn reset(&self) {

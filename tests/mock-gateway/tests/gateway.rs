@@ -335,3 +335,57 @@ fn video_tasks_move_on_as_they_are_polled() {
     assert_eq!(k, [json!("PENDING"), json!("RUNNING"), json!("FAILED")]);
     assert_eq!(get(m.addr(), "/v1/videos/video_404", "sk-test").status, 404);
 }
+
+#[test]
+fn the_normalising_mode_serves_dot_segments_as_a_proxy_would() {
+    let mock = MockGateway::start();
+    let auth = [("Authorization", "Bearer sk-test")];
+    // Off (the default): the path is taken as sent, and no route has a '..' segment.
+    let r = send(mock.addr(), "GET", "/v1/videos/..", &auth, b"");
+    assert_eq!(r.status, 404, "{}", r.body);
+    // On: /v1/videos/x/../y is /v1/videos/y, and /v1/videos/../remix is /v1/remix.
+    mock.set_normalize_paths(true);
+    let created = send(
+        mock.addr(),
+        "POST",
+        "/v1/videos",
+        &auth,
+        br#"{"model":"m","prompt":"p","character_id":"c"}"#,
+    )
+    .json();
+    let id = created["id"].as_str().unwrap().to_string();
+    let r = send(
+        mock.addr(),
+        "GET",
+        &format!("/v1/videos/x/%2E%2e/{id}"),
+        &auth,
+        b"",
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["id"], id.as_str());
+    let recorded = mock.requests();
+    assert_eq!(recorded.last().unwrap().path, format!("/v1/videos/{id}"));
+    send(
+        mock.addr(),
+        "POST",
+        "/v1/videos/../remix",
+        &auth,
+        br#"{"prompt":"p"}"#,
+    );
+    assert_eq!(mock.requests().last().unwrap().path, "/v1/remix");
+    // The control endpoint turns it off; reset does too.
+    let r = send(
+        mock.addr(),
+        "POST",
+        "/__mock/mode",
+        &[],
+        br#"{"normalize_paths": false}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    send(mock.addr(), "GET", "/v1/videos/x/../y", &auth, b"");
+    assert_eq!(mock.requests().last().unwrap().path, "/v1/videos/x/../y");
+    mock.set_normalize_paths(true);
+    mock.reset();
+    send(mock.addr(), "GET", "/v1/videos/x/../y", &auth, b"");
+    assert_eq!(mock.requests().last().unwrap().path, "/v1/videos/x/../y");
+}

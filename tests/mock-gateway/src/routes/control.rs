@@ -53,3 +53,26 @@ pub async fn reset(State(shared): State<Arc<Shared>>, _body: axum::body::Bytes) 
     shared.reset();
     Json(json!({"reset": true}))
 }
+
+/// `POST /__mock/mode`: `{"normalize_paths": true|false}` turns on or off the
+/// proxy-like path normalisation (`normalize.rs`); `/__mock/reset` turns it off.
+pub async fn mode(State(shared): State<Arc<Shared>>, body: axum::body::Bytes) -> Response {
+    let parsed = serde_json::from_slice::<Value>(&body).ok();
+    match parsed
+        .as_ref()
+        .and_then(|v| v.get("normalize_paths"))
+        .and_then(Value::as_bool)
+    {
+        Some(on) => {
+            shared.set_normalize_paths(on);
+            Json(json!({"normalize_paths": on})).into_response()
+        }
+        None => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "invalid_mode",
+            "body must be {\"normalize_paths\": true|false}".to_string(),
+        )
+        .into_response(),
+    }
+}

@@ -67,6 +67,7 @@ pub fn app(shared: Arc<Shared>) -> Router {
             post(control::push_faults).get(control::list_faults),
         )
         .route("/__mock/requests", get(control::requests))
+        .route("/__mock/mode", post(control::mode))
         .route("/__mock/reset", post(control::reset));
 
     api.merge(control)

@@ -1,0 +1,227 @@
+//! Which servers gw trusts over TLS.
+//!
+//! By default: the Mozilla roots built into gw (webpki). Corporate TLS
+//! inspection, private gateways and MDM-managed roots need more, so:
+//! - `ca_file` (a PEM file) and `ca_pem` (PEM text) add trust anchors to the
+//!   built-in roots;
+//! - with neither option, `SSL_CERT_FILE` (a PEM bundle) and `SSL_CERT_DIR`
+//!   (directories of PEM files, `:`-separated) add theirs, as OpenSSL and curl
+//!   read them;
+//! - `"tls_verifier": "platform"` (cargo feature `platform-verifier`) hands
+//!   the decision to the OS trust store through rustls-platform-verifier: what
+//!   iOS, Android, macOS and Windows apps need.
+//!
+//! Everything is read and checked when the client is made: a missing file or
+//! text without a certificate is an error naming the option, not a TLS
+//! failure on every call.
+
+use std::path::Path;
+
+use rustls::pki_types::CertificateDer;
+use rustls::RootCertStore;
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+
+use crate::error::Error;
+use crate::options::Options;
+
+/// The TLS settings of a client's agent.
+pub(crate) fn config(options: &Options) -> Result<TlsConfig, Error> {
+    match options.tls_verifier.as_deref().unwrap_or("webpki") {
+        "webpki" => {}
+        "platform" => return platform(options),
+        other => {
+            return Err(Error::invalid_param(
+                "tls_verifier",
+                format!("tls_verifier: must be \"webpki\" or \"platform\" (got \"{other}\")"),
+            ))
+        }
+    }
+    let mut extra = Vec::new();
+    if let Some(path) = &options.ca_file {
+        extra.extend(read_pem_file(Path::new(path), "ca_file")?);
+    }
+    if let Some(pem) = &options.ca_pem {
+        extra.extend(certificates(pem.as_bytes(), "ca_pem")?);
+    }
+    if options.ca_file.is_none() && options.ca_pem.is_none() {
+        extra.extend(from_environment()?);
+    }
+    if extra.is_empty() {
+        return Ok(TlsConfig::default());
+    }
+    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|c| Certificate::from_der(c.as_ref()))
+        .collect();
+    roots.extend(extra);
+    Ok(TlsConfig::builder()
+        .root_certs(RootCerts::new_with_certs(&roots))
+        .build())
+}
+
+#[cfg(feature = "platform-verifier")]
+fn platform(options: &Options) -> Result<TlsConfig, Error> {
+    refuse_anchors_with_platform(options)?;
+    Ok(TlsConfig::builder()
+        .root_certs(RootCerts::PlatformVerifier)
+        .build())
+}
+
+#[cfg(not(feature = "platform-verifier"))]
+fn platform(options: &Options) -> Result<TlsConfig, Error> {
+    refuse_anchors_with_platform(options)?;
+    Err(Error::invalid_param(
+        "tls_verifier",
+        "tls_verifier: \"platform\" needs gw built with the cargo feature platform-verifier",
+    ))
+}
+
+fn refuse_anchors_with_platform(options: &Options) -> Result<(), Error> {
+    if options.ca_file.is_some() || options.ca_pem.is_some() {
+        return Err(Error::invalid_param(
+            "tls_verifier",
+            "tls_verifier: \"platform\" uses the OS trust store; add the CA there instead of \
+             ca_file / ca_pem",
+        ));
+    }
+    Ok(())
+}
+
+/// SSL_CERT_FILE and SSL_CERT_DIR, when set.
+fn from_environment() -> Result<Vec<Certificate<'static>>, Error> {
+    let mut out = Vec::new();
+    if let Some(file) = std::env::var_os("SSL_CERT_FILE").filter(|v| !v.is_empty()) {
+        out.extend(read_pem_file(Path::new(&file), "SSL_CERT_FILE")?);
+    }
+    if let Some(dirs) = std::env::var_os("SSL_CERT_DIR").filter(|v| !v.is_empty()) {
+        for dir in std::env::split_paths(&dirs) {
+            out.extend(read_pem_dir(&dir)?);
+        }
+    }
+    Ok(out)
+}
+
+fn read_pem_file(path: &Path, what: &str) -> Result<Vec<Certificate<'static>>, Error> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Error::invalid_param(
+            what,
+            format!("{what}: cannot read '{}': {e}", path.display()),
+        )
+    })?;
+    certificates(&bytes, what)
+}
+
+/// Every PEM certificate in the directory's files; files without one are
+/// skipped (OpenSSL's hashed directories hold other things too).
+fn read_pem_dir(dir: &Path) -> Result<Vec<Certificate<'static>>, Error> {
+    let bad = |e: std::io::Error| {
+        Error::invalid_param(
+            "SSL_CERT_DIR",
+            format!("SSL_CERT_DIR: cannot read '{}': {e}", dir.display()),
+        )
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(bad)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        if let Ok(bytes) = std::fs::read(&path) {
+            out.extend(certificates(&bytes, "SSL_CERT_DIR").unwrap_or_default());
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::invalid_param(
+            "SSL_CERT_DIR",
+            format!("SSL_CERT_DIR: '{}' holds no PEM certificate", dir.display()),
+        ));
+    }
+    Ok(out)
+}
+
+/// The certificates in PEM text, each checked to be a usable trust anchor.
+fn certificates(pem: &[u8], what: &str) -> Result<Vec<Certificate<'static>>, Error> {
+    let bad = |why: String| Error::invalid_param(what, format!("{what}: {why}"));
+    let mut out = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        match item {
+            Ok(PemItem::Certificate(cert)) => {
+                let n = out.len() + 1;
+                RootCertStore::empty()
+                    .add(CertificateDer::from(cert.der().to_vec()))
+                    .map_err(|e| {
+                        bad(format!(
+                            "certificate {n} is not a usable CA certificate ({e})"
+                        ))
+                    })?;
+                out.push(cert.to_owned());
+            }
+            Ok(_) => {} // keys and other blocks are not trust anchors
+            Err(e) => return Err(bad(format!("is not valid PEM ({e})"))),
+        }
+    }
+    if out.is_empty() {
+        return Err(bad(
+            "holds no PEM certificate (-----BEGIN CERTIFICATE-----)".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// A TLS failure in words that say what to do about it.
+pub(crate) fn describe(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let hint = match e {
+        rustls::Error::InvalidCertificate(C::UnknownIssuer) => {
+            ": the server's certificate is not signed by a trusted CA (add yours with ca_file / \
+             ca_pem or SSL_CERT_FILE, or use tls_verifier \"platform\")"
+        }
+        rustls::Error::InvalidCertificate(C::NotValidForName)
+        | rustls::Error::InvalidCertificate(C::NotValidForNameContext { .. }) => {
+            ": the server's certificate is for another host name"
+        }
+        rustls::Error::InvalidCertificate(C::Expired)
+        | rustls::Error::InvalidCertificate(C::ExpiredContext { .. }) => {
+            ": the server's certificate has expired"
+        }
+        _ => "",
+    };
+    format!("TLS: {e}{hint}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pem_without_a_certificate_is_named() {
+        let e = certificates(b"hello", "ca_pem").unwrap_err();
+        assert!(e.to_string().contains("ca_pem"), "{e}");
+        assert!(e.to_string().contains("no PEM certificate"), "{e}");
+        let bogus = b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+        let e = certificates(bogus, "ca_pem").unwrap_err();
+        assert!(e.to_string().contains("certificate 1"), "{e}");
+        let e = read_pem_file(Path::new("/nonexistent/ca.pem"), "ca_file").unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/ca.pem"), "{e}");
+    }
+
+    #[test]
+    fn unknown_verifiers_are_refused() {
+        let o = Options {
+            tls_verifier: Some("openssl".into()),
+            ..Options::default()
+        };
+        assert!(config(&o).unwrap_err().to_string().contains("tls_verifier"));
+        let o = Options {
+            tls_verifier: Some("platform".into()),
+            ca_pem: Some("x".into()),
+            ..Options::default()
+        };
+        assert!(config(&o)
+            .unwrap_err()
+            .to_string()
+            .contains("OS trust store"));
+    }
+}
