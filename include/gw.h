@@ -335,6 +335,8 @@ int gw_image_edit_upload(const struct gw_client *client,
 //
 // The pointer is owned by gw and stays valid until the next gw call on the
 // same thread; copy it to keep it. Do not free it. Each thread has its own.
+// Called while the thread is exiting (from a thread-key destructor) it may
+// return "" (static) instead.
 //
 // A C convenience only: bindings whose calls may change OS threads (Go,
 // Kotlin coroutines, Swift tasks) read every failure from out-parameters

@@ -38,7 +38,10 @@ echo "test-c: shared build under valgrind"
 # The suppression file holds runtime-internal false positives only; see the reasons there.
 vg_log="$out/valgrind.log"
 vg_status=0
+# --child-silent-after-fork: the fork test's children would otherwise write their own
+# reports into the same log (they check themselves and report through a pipe).
 valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+    --child-silent-after-fork=yes \
     --show-leak-kinds=definite,indirect,possible --error-exitcode=1 \
     --suppressions=tests/c/valgrind.supp --log-file="$vg_log" \
     "$out/gw_tests_shared" || vg_status=$?

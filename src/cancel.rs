@@ -10,7 +10,7 @@
 //! The thread-local here is internal to one blocking call on one thread; no
 //! information reaches callers through it.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
@@ -115,11 +115,36 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The current call of this thread: a token (one strong count of its `Arc`,
+/// held as a raw pointer) and the call id. A `Cell` of plain data on purpose:
+/// a thread-local with a destructor would register one on first use, and a
+/// gw call from a thread-key destructor (after the thread's destructors ran)
+/// would leak that registration or find the slot destroyed. This one has no
+/// destructor and is always there; scopes restore it to `None` on the way out.
+type Slot = Option<(*const CancelToken, u64)>;
+
 thread_local! {
-    static CURRENT: RefCell<Option<(Arc<CancelToken>, u64)>> = const { RefCell::new(None) };
+    static CURRENT: Cell<Slot> = const { Cell::new(None) };
 }
 
 static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+
+/// Puts `value` in this thread's slot and returns what was there (each side
+/// owning one strong count).
+fn swap_current(value: Option<(Arc<CancelToken>, u64)>) -> Option<(Arc<CancelToken>, u64)> {
+    let raw = value.map(|(token, call)| (Arc::into_raw(token), call));
+    let old = CURRENT.try_with(|c| c.replace(raw)).unwrap_or(raw);
+    // SAFETY: every pointer in the slot came from Arc::into_raw above and owns one count.
+    old.map(|(ptr, call)| (unsafe { Arc::from_raw(ptr) }, call))
+}
+
+/// Runs `f` on the current token, if any, without taking its count.
+fn with_current<T>(f: impl FnOnce(&CancelToken, u64) -> T) -> Option<T> {
+    let (ptr, call) = CURRENT.try_with(Cell::get).ok().flatten()?;
+    // SAFETY: the slot owns a strong count of this token while it holds the pointer,
+    // and only this thread changes the slot (not while `f` runs: nothing in it does).
+    Some(f(unsafe { &*ptr }, call))
+}
 
 /// Makes a token the calling thread's current one for as long as it lives.
 /// Scopes nest (a task wait runs polls); the outer one is restored on drop.
@@ -143,10 +168,7 @@ impl CallScope {
     }
 
     fn with_call(token: &Arc<CancelToken>, call: u64, release: bool) -> CallScope {
-        let previous = CURRENT
-            .try_with(|c| c.replace(Some((token.clone(), call))))
-            .ok()
-            .flatten();
+        let previous = swap_current(Some((token.clone(), call)));
         CallScope {
             token: token.clone(),
             call,
@@ -168,33 +190,26 @@ impl Drop for CallScope {
         if self.release {
             self.token.release_call(self.call);
         }
-        let previous = self.previous.take();
-        let _ = CURRENT.try_with(|c| *c.borrow_mut() = previous);
+        drop(swap_current(self.previous.take()));
     }
 }
 
 /// The transport's view of the current call: registers a socket once per call and
 /// tells whether the call was cancelled.
 pub(crate) fn attach_current(socket: &Arc<TcpStream>, attached_call: &mut u64) -> bool {
-    CURRENT
-        .try_with(|c| match &*c.borrow() {
-            Some((token, call)) => {
-                if *attached_call != *call {
-                    token.register(*call, socket);
-                    *attached_call = *call;
-                }
-                token.is_cancelled()
-            }
-            None => false,
-        })
-        .unwrap_or(false)
+    with_current(|token, call| {
+        if *attached_call != call {
+            token.register(call, socket);
+            *attached_call = call;
+        }
+        token.is_cancelled()
+    })
+    .unwrap_or(false)
 }
 
 /// Whether the current call (if any) was cancelled: for waits that poll.
 pub(crate) fn current_cancelled() -> bool {
-    CURRENT
-        .try_with(|c| c.borrow().as_ref().is_some_and(|(t, _)| t.is_cancelled()))
-        .unwrap_or(false)
+    with_current(|token, _| token.is_cancelled()).unwrap_or(false)
 }
 
 #[cfg(test)]

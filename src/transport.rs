@@ -320,6 +320,9 @@ pub(crate) struct GwTransport {
     write_timeout: Option<Duration>,
     /// The call this socket was last registered for (0: none yet).
     attached_call: u64,
+    /// The process that opened it: after fork() a child must never use its
+    /// parent's connections (both would write requests on one socket).
+    pid: u32,
 }
 
 impl GwTransport {
@@ -330,6 +333,7 @@ impl GwTransport {
             read_timeout: None,
             write_timeout: None,
             attached_call: 0,
+            pid: std::process::id(),
         }
     }
 
@@ -446,7 +450,9 @@ impl Transport for GwTransport {
     }
 
     fn is_open(&mut self) -> bool {
-        probe(&self.stream)
+        // In a forked child a pooled connection is the parent's: drop it
+        // unread (only this process's descriptor closes) and connect anew.
+        self.pid == std::process::id() && probe(&self.stream)
     }
 }
 

@@ -4,59 +4,69 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{Error, GW_OK};
+use crate::error::{Error, GW_INTERNAL, GW_OK};
 
 use super::last_error::set_last_error;
 
 /// Runs an export's body: `*out` gets the answer on success or the error JSON
-/// on failure (never a partial result); the status is returned.
+/// on failure (never a partial result); the status is returned. Everything,
+/// the bookkeeping after the body included, runs inside the panic guard.
 pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, Error>) -> c_int {
-    if !out.is_null() {
-        // SAFETY: the caller passes NULL or a writable `char **` (header contract).
-        unsafe { *out = std::ptr::null_mut() };
-    }
-    let result =
-        catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
-    let (status, text) = match result {
-        Ok(text) => (GW_OK, text),
-        Err(e) => {
-            set_last_error(&e.to_string());
-            (e.status(), e.to_json())
+    let guarded = catch_unwind(AssertUnwindSafe(|| {
+        if !out.is_null() {
+            // SAFETY: the caller passes NULL or a writable `char **` (header contract).
+            unsafe { *out = std::ptr::null_mut() };
         }
-    };
-    if !out.is_null() {
-        // SAFETY: as above.
-        unsafe { *out = malloc_string(&text) };
-    }
-    status
+        let result =
+            catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
+        let (status, text) = match result {
+            Ok(text) => (GW_OK, text),
+            Err(e) => {
+                set_last_error(&e.to_string());
+                (e.status(), e.to_json())
+            }
+        };
+        if !out.is_null() {
+            // SAFETY: as above.
+            unsafe { *out = malloc_string(&text) };
+        }
+        status
+    }));
+    guarded.unwrap_or(GW_INTERNAL)
 }
 
 /// For exports whose success has no text (creating a handle): on success
 /// `*err_out` is NULL, on failure it gets the error JSON; the status is returned.
 pub(crate) fn report(err_out: *mut *mut c_char, body: impl FnOnce() -> Result<(), Error>) -> c_int {
-    if !err_out.is_null() {
-        // SAFETY: the caller passes NULL or a writable `char **` (header contract).
-        unsafe { *err_out = std::ptr::null_mut() };
-    }
-    let result =
-        catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
-    match result {
-        Ok(()) => GW_OK,
-        Err(e) => {
-            set_last_error(&e.to_string());
-            if !err_out.is_null() {
-                // SAFETY: as above.
-                unsafe { *err_out = malloc_string(&e.to_json()) };
-            }
-            e.status()
+    let guarded = catch_unwind(AssertUnwindSafe(|| {
+        if !err_out.is_null() {
+            // SAFETY: the caller passes NULL or a writable `char **` (header contract).
+            unsafe { *err_out = std::ptr::null_mut() };
         }
-    }
+        let result =
+            catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
+        match result {
+            Ok(()) => GW_OK,
+            Err(e) => {
+                set_last_error(&e.to_string());
+                if !err_out.is_null() {
+                    // SAFETY: as above.
+                    unsafe { *err_out = malloc_string(&e.to_json()) };
+                }
+                e.status()
+            }
+        }
+    }));
+    guarded.unwrap_or(GW_INTERNAL)
 }
 
 /// For exports that return a value instead of a status: a panic becomes `fallback`.
 pub(crate) fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
-        set_last_error(&panic_error(panic).to_string());
+        // Guarded too: a panic while reporting a panic must not unwind into C.
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            set_last_error(&panic_error(panic).to_string())
+        }));
         fallback
     })
 }

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{Error, GW_DONE, GW_INVALID_ARGUMENT, GW_OK};
+use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK};
 use crate::ops::{self, Operation};
 use crate::{EventStream, StreamEvent};
 
@@ -167,28 +167,31 @@ pub unsafe extern "C" fn gw_stream_next(
     stream: *mut gw_stream,
     event: *mut *const gw_event,
 ) -> c_int {
-    args::put(event, std::ptr::null());
-    let Some(s) = stream.as_mut() else {
-        set_last_error("stream: must not be NULL");
-        return GW_INVALID_ARGUMENT;
-    };
-    if event.is_null() {
-        set_last_error("event: must not be NULL");
-        return GW_INVALID_ARGUMENT;
-    }
-    match catch_unwind(AssertUnwindSafe(|| s.step())) {
-        Ok(GW_OK) => {
-            *event = &s.event;
-            GW_OK
+    // All of it guarded: nothing here may unwind into C, whatever the thread's state.
+    catch(GW_INTERNAL, || {
+        args::put(event, std::ptr::null());
+        let Some(s) = stream.as_mut() else {
+            set_last_error("stream: must not be NULL");
+            return GW_INVALID_ARGUMENT;
+        };
+        if event.is_null() {
+            set_last_error("event: must not be NULL");
+            return GW_INVALID_ARGUMENT;
         }
-        Ok(status) => status,
-        Err(panic) => {
-            let e = panic_error(panic);
-            set_last_error(&e.to_string());
-            s.ended = Some(e.status());
-            e.status()
+        match catch_unwind(AssertUnwindSafe(|| s.step())) {
+            Ok(GW_OK) => {
+                *event = &s.event;
+                GW_OK
+            }
+            Ok(status) => status,
+            Err(panic) => {
+                let e = panic_error(panic);
+                set_last_error(&e.to_string());
+                s.ended = Some(e.status());
+                e.status()
+            }
         }
-    }
+    })
 }
 
 /// The stream's result: `GW_OK` with the assembled final object in `*out`

@@ -19,6 +19,7 @@ int main(void)
     run_threads_tests();
     run_handles_tests();
     run_cancel_pull_tests();
+    run_security_tests();
     support_cleanup();
     return harness_report();
 }

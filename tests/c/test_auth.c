@@ -105,7 +105,8 @@ static void generate_content_errors_hide_the_key(void)
     gw_client_free(c);
 }
 
-/* A redirect to another origin (same port, other host name) gets no credentials. */
+/* A redirect to another origin (same port, other host name): a POST is not replayed there
+ * at all (the prompt stays home), a GET follows without credentials. */
 static void redirect_to_another_origin_drops_the_key(void)
 {
     gw_client *c = test_client("\"max_retries\": 0");
@@ -117,7 +118,19 @@ static void redirect_to_another_origin_drops_the_key(void)
              " \"location\": \"http://localhost%s/v1/chat/completions\"}", port);
     mock_fault(fault);
     char *out = NULL;
-    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), GW_UNAUTHORIZED);
+    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), GW_NETWORK);
+    CHECK_STR_CONTAINS(out, "never replayed to another origin");
+    CHECK_STR_CONTAINS(out, "localhost");
+    CHECK_EQ_INT(mock_request_count(), 1);
+    gw_free(out);
+
+    mock_reset();
+    snprintf(fault, sizeof fault,
+             "{\"action\": \"redirect\", \"status\": 302,"
+             " \"location\": \"http://localhost%s/v1/videos/v1\"}", port);
+    mock_fault(fault);
+    out = NULL;
+    CHECK_STATUS(gw_video_status(c, GW_VIDEO_CHARACTER, "v1", &out), GW_UNAUTHORIZED);
     CHECK_STR_CONTAINS(out, "invalid_api_key");
     char *requests = mock_requests();
     CHECK_EQ_INT(count_substr(requests, "\"method\":"), 2);

@@ -15,5 +15,6 @@ void run_threads_tests(void);
 void run_misc_tests(void);
 void run_handles_tests(void);
 void run_cancel_pull_tests(void);
+void run_security_tests(void);
 
 #endif /* GW_TESTS_H */

@@ -1,0 +1,244 @@
+//! What gw reads from the environment about proxies and TLS trust. Each case
+//! runs in a child process (this test binary again, with the variables set on
+//! the command), so no test calls set_var while other threads run; the mock
+//! lives in the parent and the child reaches it over loopback.
+
+use std::net::TcpListener;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use gw::{ops, Client, Options, GW_INVALID_ARGUMENT};
+use gw_mock::{MockGateway, TestCa};
+use serde_json::json;
+
+/// Set in the child: run the case's body instead of spawning.
+const CHILD: &str = "GW_SECURITY_ENV_CHILD";
+
+const CLEARED: &[&str] = &[
+    "ALL_PROXY",
+    "all_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "GW_BASE_URL",
+    "GW_API_KEY",
+];
+
+fn is_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// Runs test `name` again in a child with exactly `env` (on top of a
+/// cleaned environment) and asserts it passed.
+fn run_in_child(name: &str, env: &[(&str, String)]) {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    cmd.env(CHILD, "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("the test binary runs again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child {name} failed:\n{stdout}\n{stderr}"
+    );
+}
+
+fn var(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is set for the child"))
+}
+
+fn options(extra: serde_json::Value) -> Options {
+    let mut o = json!({"base_url": var("GW_BASE_URL"), "api_key": "sk-test", "max_retries": 0});
+    for (k, v) in extra.as_object().unwrap() {
+        o[k] = v.clone();
+    }
+    Options::from_json(&o.to_string()).unwrap()
+}
+
+fn chat() -> serde_json::Value {
+    json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+}
+
+/// A listener that counts connections: a SOCKS or HTTP proxy that must not be used.
+fn counting_listener() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            seen.fetch_add(1, Ordering::SeqCst);
+            drop(conn);
+        }
+    });
+    (addr.to_string(), count)
+}
+
+#[test]
+fn a_socks_proxy_from_the_environment_is_refused_never_bypassed() {
+    if is_child() {
+        // ALL_PROXY=socks5://... : creating the client fails, naming the variable.
+        let e = Client::new(options(json!({}))).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+        assert!(e.to_string().contains("ALL_PROXY"), "{e}");
+        assert!(e.to_string().contains("SOCKS"), "{e}");
+        return;
+    }
+    let mock = MockGateway::start();
+    let (socks, connections) = counting_listener();
+    run_in_child(
+        "a_socks_proxy_from_the_environment_is_refused_never_bypassed",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("ALL_PROXY", format!("socks5://{socks}")),
+        ],
+    );
+    assert_eq!(mock.request_count(), 0, "nothing went direct");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn no_proxy_lets_a_host_bypass_a_socks_proxy_on_purpose() {
+    if is_child() {
+        let c = Client::new(options(json!({}))).expect("NO_PROXY covers the gateway");
+        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+        return;
+    }
+    let mock = MockGateway::start();
+    let (socks, connections) = counting_listener();
+    run_in_child(
+        "no_proxy_lets_a_host_bypass_a_socks_proxy_on_purpose",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("ALL_PROXY", format!("socks5://{socks}")),
+            ("NO_PROXY", "127.0.0.1".into()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 1);
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn plain_http_to_loopback_through_a_remote_env_proxy_is_refused() {
+    if is_child() {
+        let e = Client::new(options(json!({}))).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+        assert!(e.to_string().contains("proxy.example"), "{e}");
+        assert!(
+            !e.to_string().contains("secret"),
+            "no proxy credentials: {e}"
+        );
+        return;
+    }
+    let mock = MockGateway::start();
+    run_in_child(
+        "plain_http_to_loopback_through_a_remote_env_proxy_is_refused",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("HTTP_PROXY", "http://user:secret@proxy.example:3128".into()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 0);
+}
+
+#[test]
+fn ssl_cert_file_adds_a_trust_anchor() {
+    if is_child() {
+        let c = Client::new(options(json!({}))).expect("SSL_CERT_FILE is readable");
+        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+        return;
+    }
+    let ca = TestCa::new("gw test CA (SSL_CERT_FILE)");
+    let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
+    let dir = TempDir::new("file");
+    let file = dir.write("bundle.pem", &ca.cert_pem());
+    run_in_child(
+        "ssl_cert_file_adds_a_trust_anchor",
+        &[("GW_BASE_URL", mock.url()), ("SSL_CERT_FILE", file)],
+    );
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[test]
+fn ssl_cert_dir_adds_trust_anchors() {
+    if is_child() {
+        let c = Client::new(options(json!({}))).expect("SSL_CERT_DIR is readable");
+        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+        return;
+    }
+    let ca = TestCa::new("gw test CA (SSL_CERT_DIR)");
+    let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
+    let dir = TempDir::new("dir");
+    dir.write("README", "not a certificate");
+    dir.write("5a1b2c3d.0", &ca.cert_pem());
+    let empty = TempDir::new("empty-but-listed");
+    empty.write("other.0", &TestCa::new("unrelated").cert_pem());
+    let dirs = std::env::join_paths([&empty.0, &dir.0]).unwrap();
+    run_in_child(
+        "ssl_cert_dir_adds_trust_anchors",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("SSL_CERT_DIR", dirs.to_string_lossy().into_owned()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[test]
+fn an_unreadable_ssl_cert_file_is_named_and_an_option_wins_over_it() {
+    if is_child() {
+        let e = Client::new(options(json!({}))).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+        assert!(e.to_string().contains("SSL_CERT_FILE"), "{e}");
+        // ca_pem given: the environment is not consulted.
+        let c = Client::new(options(json!({"ca_pem": var("GW_TEST_CA_PEM")}))).unwrap();
+        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+        return;
+    }
+    let ca = TestCa::new("gw test CA (option wins)");
+    let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
+    run_in_child(
+        "an_unreadable_ssl_cert_file_is_named_and_an_option_wins_over_it",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("SSL_CERT_FILE", "/nonexistent/gw-bundle.pem".into()),
+            ("GW_TEST_CA_PEM", ca.cert_pem()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 1);
+}
+
+/// A directory removed (with its files) when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("gw-env-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn write(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
