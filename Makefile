@@ -31,6 +31,7 @@ test-clippy:
 
 test-rust:
 	$(CARGO) test --workspace
+	$(CARGO) test --features platform-verifier --test tls
 
 # The build regenerates include/gw.h; the checked-in copy must already match it.
 test-header: build

@@ -107,6 +107,13 @@
 // are independent and share one connection pool. It is reference-counted
 // inside: `gw_client_free` during a call (from a callback or a finalizer on
 // another thread) takes effect when the last call on it returns.
+//
+// fork(): a client made before `fork()` may be used in the child (and in
+// the parent) afterwards. The child never uses a connection its parent
+// opened: it drops the inherited pooled connections unread (closing only its
+// own descriptors, so the parent's stay intact) and opens its own. As with
+// any library that uses locks, fork while no other thread is inside a gw
+// call, or call only async-signal-safe functions (exec) in the child.
 typedef struct gw_client gw_client;
 
 // An open stream whose events the caller pulls with `gw_stream_next`.
@@ -143,6 +150,14 @@ typedef struct gw_event {
 // Called once per streamed event, on the thread that called the stream
 // function. Return 0 to go on, non-zero to cancel: the connection is dropped
 // and the call returns `GW_CANCELLED`.
+//
+// The callback must return normally: it must never throw a C++ exception,
+// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+// gw cannot catch those: an exception reaching gw aborts the process, and a
+// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+// handles it holds are never released).
+// Catch everything inside the callback and return non-zero to stop (the C++
+// wrapper in bindings/cpp does this for its users).
 typedef int (*gw_event_cb)(const struct gw_event *event, void *user_data);
 
 // A file given from memory for a multipart upload. gw reads it during the
@@ -159,13 +174,28 @@ typedef struct gw_file {
 
 // Receives one log line (`message`, valid during the call only) at `level`
 // (`GW_LOG_*`). Called on the thread of the gw call that logs, never while gw
-// holds a lock, so it may call gw. Must return normally (no longjmp, no
-// exception or unwinding through gw).
+// holds a lock, so it may call gw.
+//
+// The callback must return normally: it must never throw a C++ exception,
+// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+// gw cannot catch those: an exception reaching gw aborts the process, and a
+// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+// handles it holds are never released).
+// Catch everything inside the callback (the C++
+// wrapper in bindings/cpp does this for its users).
 typedef void (*gw_log_cb)(int level, const char *message, void *user_data);
 
 // Called after each poll of `gw_video_wait` with the task's status word and
 // its whole record (JSON), both valid during the callback only. Return 0 to
 // go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
+//
+// The callback must return normally: it must never throw a C++ exception,
+// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+// gw cannot catch those: an exception reaching gw aborts the process, and a
+// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+// handles it holds are never released).
+// Catch everything inside the callback and return non-zero to stop (the C++
+// wrapper in bindings/cpp does this for its users).
 typedef int (*gw_progress_cb)(const char *status, const char *task_json, void *user_data);
 
 #ifdef __cplusplus
@@ -231,7 +261,21 @@ struct gw_client *gw_client_new(const char *base_url, const char *api_key);
 //   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
 //   "headers": {}, "validate": true, "allow_insecure_http": false,
 //   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
-//   "max_idle_connections": 16}`
+//   "max_idle_connections": 16, "ca_file": null, "ca_pem": null,
+//   "tls_verifier": "webpki"}`
+//
+// `headers` may not set what gw sets or what frames the message
+// (Authorization, Host, Content-Length, Content-Type, Accept,
+// Transfer-Encoding, Connection, User-Agent, ...); a header value or
+// `user_agent` with CR, LF or another control character is refused here, as
+// is a base URL with a space, a non-ASCII host or no host. `ca_file` (a PEM
+// path) and `ca_pem` (PEM text) add CA certificates to the built-in roots;
+// with neither, `SSL_CERT_FILE` / `SSL_CERT_DIR` are read. `tls_verifier`
+// `"platform"` uses the OS trust store (needs the cargo feature
+// `platform-verifier`). A `socks5://` proxy, from the option or the
+// environment, is refused: gw never goes around a proxy. Plain `http://` is
+// allowed to loopback only when the connection stays on loopback (no remote
+// proxy in between), or with `allow_insecure_http`.
 //
 // A timeout of 0 means none. Unknown keys are an error (a typo is not
 // ignored). Returns NULL on bad options; `gw_last_error()` says which.

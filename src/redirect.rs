@@ -52,7 +52,7 @@ pub(crate) fn judge(
     }
     let same_origin = target == *base;
     if method == Method::Post {
-        if matches!(status, 301 | 302 | 303) {
+        if matches!(status, 301..=303) {
             return refuse(format!(
                 "the gateway answered {status} to a POST; gw does not turn a POST into a GET \
                  (Location: {location})"

@@ -79,6 +79,16 @@ impl Resolver for GwResolver {
             result.push(SocketAddr::new(ip, port));
             return Ok(result);
         }
+        if is_localhost_name(bare) {
+            // RFC 6761: localhost names are loopback, never what a hosts file or DNS
+            // says. Plain http to them is allowed as loopback, so it must stay loopback.
+            result.push(SocketAddr::new(IpAddr::from([127, 0, 0, 1]), port));
+            result.push(SocketAddr::new(
+                IpAddr::from([0u16, 0, 0, 0, 0, 0, 0, 1]),
+                port,
+            ));
+            return Ok(result);
+        }
         let key = format!("{bare}:{port}");
         let cached = {
             let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
@@ -105,6 +115,12 @@ impl Resolver for GwResolver {
         }
         Ok(result)
     }
+}
+
+/// `localhost` and `*.localhost` (any case, with or without the final dot).
+fn is_localhost_name(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost")
 }
 
 /// A system lookup on a helper thread, waited for in slices so a cancel or the
@@ -492,6 +508,27 @@ mod tests {
             .unwrap()
             .iter()
             .all(|a| a.port() == 7 && a.ip().is_loopback()));
+    }
+
+    #[test]
+    fn localhost_names_are_loopback_without_a_lookup() {
+        let r = GwResolver::default();
+        let cfg = Config::default();
+        for url in [
+            "http://localhost:7/x",
+            "http://LOCALHOST.:7/x",
+            "http://gw.localhost:7/x",
+        ] {
+            let uri: Uri = url.parse().unwrap();
+            let addrs = r.resolve(&uri, &cfg, NextTimeout::default()).unwrap();
+            assert_eq!(addrs.len(), 2, "{url}");
+            assert!(
+                addrs.iter().all(|a| a.ip().is_loopback() && a.port() == 7),
+                "{url}"
+            );
+        }
+        assert!(!is_localhost_name("localhost.example"));
+        assert!(!is_localhost_name("notlocalhost"));
     }
 
     #[test]

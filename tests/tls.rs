@@ -147,3 +147,25 @@ fn https_never_redirects_down_to_http_even_on_loopback() {
     assert_eq!(plain.request_count(), 0);
     assert_eq!(secure.request_count(), 1, "a refusal is not retried");
 }
+
+/// The OS trust store (cargo feature `platform-verifier`; `make test` runs this
+/// file once more with it): the test CA is not in that store, so the mock's
+/// certificate is refused.
+#[cfg(feature = "platform-verifier")]
+#[test]
+fn the_platform_verifier_uses_the_os_trust_store() {
+    let ca = TestCa::new("gw test CA (platform)");
+    let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
+    let c = tls_client(&mock, json!({"max_retries": 0, "tls_verifier": "platform"})).unwrap();
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_NETWORK, "{e}");
+    assert!(e.to_string().contains("TLS"), "{e}");
+    assert_eq!(mock.request_count(), 0);
+    // Extra anchors belong in the OS store with this verifier.
+    let e = tls_client(
+        &mock,
+        json!({"tls_verifier": "platform", "ca_pem": ca.cert_pem()}),
+    )
+    .unwrap_err();
+    assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+}

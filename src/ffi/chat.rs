@@ -53,6 +53,14 @@ impl gw_event {
 /// Called once per streamed event, on the thread that called the stream
 /// function. Return 0 to go on, non-zero to cancel: the connection is dropped
 /// and the call returns `GW_CANCELLED`.
+///
+/// The callback must return normally: it must never throw a C++ exception,
+/// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+/// gw cannot catch those: an exception reaching gw aborts the process, and a
+/// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+/// handles it holds are never released).
+/// Catch everything inside the callback and return non-zero to stop (the C++
+/// wrapper in bindings/cpp does this for its users).
 pub type gw_event_cb =
     Option<unsafe extern "C" fn(event: *const gw_event, user_data: *mut c_void) -> c_int>;
 

@@ -18,6 +18,13 @@ use super::last_error::set_last_error;
 /// are independent and share one connection pool. It is reference-counted
 /// inside: `gw_client_free` during a call (from a callback or a finalizer on
 /// another thread) takes effect when the last call on it returns.
+///
+/// fork(): a client made before `fork()` may be used in the child (and in
+/// the parent) afterwards. The child never uses a connection its parent
+/// opened: it drops the inherited pooled connections unread (closing only its
+/// own descriptors, so the parent's stay intact) and opens its own. As with
+/// any library that uses locks, fork while no other thread is inside a gw
+/// call, or call only async-signal-safe functions (exec) in the child.
 pub struct gw_client {
     client: Client,
 }
@@ -81,7 +88,21 @@ pub unsafe extern "C" fn gw_client_new(
 ///   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
 ///   "headers": {}, "validate": true, "allow_insecure_http": false,
 ///   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
-///   "max_idle_connections": 16}`
+///   "max_idle_connections": 16, "ca_file": null, "ca_pem": null,
+///   "tls_verifier": "webpki"}`
+///
+/// `headers` may not set what gw sets or what frames the message
+/// (Authorization, Host, Content-Length, Content-Type, Accept,
+/// Transfer-Encoding, Connection, User-Agent, ...); a header value or
+/// `user_agent` with CR, LF or another control character is refused here, as
+/// is a base URL with a space, a non-ASCII host or no host. `ca_file` (a PEM
+/// path) and `ca_pem` (PEM text) add CA certificates to the built-in roots;
+/// with neither, `SSL_CERT_FILE` / `SSL_CERT_DIR` are read. `tls_verifier`
+/// `"platform"` uses the OS trust store (needs the cargo feature
+/// `platform-verifier`). A `socks5://` proxy, from the option or the
+/// environment, is refused: gw never goes around a proxy. Plain `http://` is
+/// allowed to loopback only when the connection stays on loopback (no remote
+/// proxy in between), or with `allow_insecure_http`.
 ///
 /// A timeout of 0 means none. Unknown keys are an error (a typo is not
 /// ignored). Returns NULL on bad options; `gw_last_error()` says which.

@@ -22,8 +22,15 @@ pub const GW_LOG_TRACE: c_int = 5;
 
 /// Receives one log line (`message`, valid during the call only) at `level`
 /// (`GW_LOG_*`). Called on the thread of the gw call that logs, never while gw
-/// holds a lock, so it may call gw. Must return normally (no longjmp, no
-/// exception or unwinding through gw).
+/// holds a lock, so it may call gw.
+///
+/// The callback must return normally: it must never throw a C++ exception,
+/// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+/// gw cannot catch those: an exception reaching gw aborts the process, and a
+/// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+/// handles it holds are never released).
+/// Catch everything inside the callback (the C++
+/// wrapper in bindings/cpp does this for its users).
 pub type gw_log_cb =
     Option<unsafe extern "C" fn(level: c_int, message: *const c_char, user_data: *mut c_void)>;
 

@@ -14,6 +14,14 @@ use super::video::{GW_VIDEO_CHARACTER, GW_VIDEO_UNIFIED, GW_VIDEO_VENDOR_K, GW_V
 /// Called after each poll of `gw_video_wait` with the task's status word and
 /// its whole record (JSON), both valid during the callback only. Return 0 to
 /// go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
+///
+/// The callback must return normally: it must never throw a C++ exception,
+/// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+/// gw cannot catch those: an exception reaching gw aborts the process, and a
+/// `longjmp` over gw's frames is undefined behaviour (locks, connections and
+/// handles it holds are never released).
+/// Catch everything inside the callback and return non-zero to stop (the C++
+/// wrapper in bindings/cpp does this for its users).
 pub type gw_progress_cb = Option<
     unsafe extern "C" fn(
         status: *const c_char,
