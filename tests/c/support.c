@@ -66,6 +66,11 @@ void mock_fault(const char *fault_json)
     control_call("POST", "/__mock/faults", fault_json);
 }
 
+void mock_normalize_paths(int on)
+{
+    control_call("POST", "/__mock/mode", on ? "{\"normalize_paths\": true}" : "{\"normalize_paths\": false}");
+}
+
 char *mock_requests(void)
 {
     char *out = NULL;

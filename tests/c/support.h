@@ -24,6 +24,9 @@ gw_client *test_client_with(const char *members);
 void mock_reset(void);
 /* Queue a fault object or array (the body of POST /__mock/faults). */
 void mock_fault(const char *fault_json);
+/* Turn on (1) or off (0) the mock's proxy-like path normalisation (/a/../b -> /b); reset
+ * turns it off. */
+void mock_normalize_paths(int on);
 /* The recorded requests as JSON text, freed with gw_free. */
 char *mock_requests(void);
 /* How many requests the mock recorded since the last reset. */

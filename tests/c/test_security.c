@@ -1,8 +1,9 @@
 /*
- * Processes, callbacks and the panic guard: fork() never shares a connection between parent
- * and child, a handle freed from another thread during a call stays alive until the call
- * returns, and gw called from a thread-key destructor (after the thread's Rust thread-locals
- * are gone) returns normally instead of aborting the process.
+ * Paths, processes, callbacks and the panic guard: dot-segment ids are refused before anything
+ * is sent, fork() never shares a connection between parent and child, a handle freed from
+ * another thread during a call stays alive until the call returns, and gw called from a
+ * thread-key destructor (after the thread's Rust thread-locals are gone) returns normally
+ * instead of aborting the process.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -228,8 +229,38 @@ static void gw_from_a_thread_key_destructor_returns_normally(void)
     gw_client_free(r.client);
 }
 
+/* ---- dot segments -------------------------------------------------------------------------- */
+
+/* Against a mock that normalises paths as a proxy does, "/v1/videos/../remix" would be
+ * "/v1/remix": gw refuses such ids before sending anything. */
+static void dot_segment_ids_are_refused_before_sending(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    mock_normalize_paths(1);
+    const char *ids[] = {".", ".."};
+    for (int i = 0; i < 2; i++) {
+        char *out = NULL;
+        CHECK_STATUS(gw_video_status(c, GW_VIDEO_CHARACTER, ids[i], &out), GW_INVALID_ARGUMENT);
+        CHECK_STR_CONTAINS(out, "'.' or '..'");
+        gw_free(out);
+        out = NULL;
+        CHECK_STATUS(gw_video_remix(c, ids[i], "{\"prompt\": \"p\"}", &out), GW_INVALID_ARGUMENT);
+        gw_free(out);
+    }
+    char *out = NULL;
+    CHECK_STATUS(gw_request(c, "POST", "/v1/videos/%2e%2e/remix", "{\"prompt\": \"p\"}", &out),
+                 GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(out, "\"param\":\"path\"");
+    gw_free(out);
+    CHECK_EQ_INT(mock_request_count(), 0);
+    mock_reset();
+    gw_client_free(c);
+}
+
 void run_security_tests(void)
 {
+    RUN(dot_segment_ids_are_refused_before_sending);
     RUN(forked_child_never_shares_its_parents_connection);
     RUN(a_free_from_another_thread_waits_for_the_call);
     RUN(a_free_from_another_thread_during_a_plain_call);
