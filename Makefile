@@ -11,8 +11,10 @@ TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
 
 all: build
 
+# The localising step makes target/release/libgw.a export only gw_* (see the script).
 build:
 	$(CARGO) build --release --workspace
+	scripts/localize-static.sh
 
 demo:
 	scripts/demo.sh
@@ -37,8 +39,10 @@ test-rust:
 test-header: build
 	scripts/test-header.sh
 
+# The C suite, then libgw.a linked beside another Rust static library.
 test-c: build
 	scripts/test-c.sh
+	scripts/test-static.sh
 
 test-install: build
 	scripts/test-install.sh
