@@ -7,9 +7,9 @@
 
 #include "gw.h"
 
-void misuse(const gw_client *c, const gw_event *e);
+void misuse(const gw_client *c, const gw_event *e, gw_stream *s);
 
-void misuse(const gw_client *c, const gw_event *e)
+void misuse(const gw_client *c, const gw_event *e, gw_stream *s)
 {
     char *out = NULL;
     size_t n = 0;
@@ -22,6 +22,9 @@ void misuse(const gw_client *c, const gw_event *e)
     gw_embedding_decode("AAAA", NULL, &n);            /* warns: out_floats */
     gw_chat(gw_client_new(NULL, NULL), "{}", &out);   /* warns: the new client may be NULL */
     name = e->text_delta;                             /* warns: text_delta may be NULL */
+    gw_client_create(NULL, NULL, &out);               /* warns: the client out-parameter */
+    gw_stream_next(s, NULL);                          /* warns: the event out-parameter */
+    gw_client_cancel(NULL);                           /* warns: client */
     name = e->event;
     (void)name;
     gw_chat(c, "{}", &out);

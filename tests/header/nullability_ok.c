@@ -7,10 +7,13 @@
 
 #include "gw.h"
 
-void null_where_allowed(const gw_client *c, const gw_file *image);
+void null_where_allowed(const gw_client *c, const gw_file *image, gw_stream *s);
 
-void null_where_allowed(const gw_client *c, const gw_file *image)
+void null_where_allowed(const gw_client *c, const gw_file *image, gw_stream *s)
 {
+    gw_client *made = NULL;
+    gw_stream *opened = NULL;
+    const gw_event *event = NULL;
     static const uint8_t bytes[] = {1, 2, 3};
     gw_file f = {sizeof(gw_file), bytes, sizeof bytes, NULL, NULL};
 
@@ -25,4 +28,15 @@ void null_where_allowed(const gw_client *c, const gw_file *image)
     gw_image_edit_upload(c, "{}", &f, NULL, NULL);
     gw_request(c, "GET", "/v1/models", NULL, NULL);
     gw_video_wait(c, GW_VIDEO_UNIFIED, "task", NULL, NULL, NULL, NULL);
+
+    gw_client_create(NULL, &made, NULL);
+    gw_client_free(made);
+    gw_client_free(gw_client_derive(c, NULL));
+    gw_client_create_derived(c, NULL, &made, NULL);
+    gw_client_last_response(c, NULL);
+    gw_set_logger(NULL, NULL, GW_LOG_INFO);
+    gw_chat_stream_open(c, "{}", &opened, NULL);
+    gw_stream_next(s, &event);
+    gw_stream_finish(s, NULL);
+    gw_stream_free(NULL);
 }
