@@ -175,6 +175,11 @@
 #define GW_VIDEO_VENDOR_R 3
 
 /**
+ * The event cap when none is set (`SseParser::max_event_bytes`).
+ */
+#define DEFAULT_MAX_EVENT ((8 * 1024) * 1024)
+
+/**
  * An opaque gateway client handle.
  *
  * Thread rules: a client may be used from many threads at once; calls on it
