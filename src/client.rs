@@ -166,6 +166,10 @@ impl Client {
             &mut options.connect_timeout_ms,
             overrides.connect_timeout_ms,
         );
+        set(
+            &mut options.first_byte_timeout_ms,
+            overrides.first_byte_timeout_ms,
+        );
         if let Some(n) = overrides.max_retries {
             options.max_retries = n;
         }
