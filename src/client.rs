@@ -486,9 +486,23 @@ impl Client {
     ) -> Result<String, Error> {
         loop {
             let response = self.send(out, deadline, tally)?;
-            let failure = match self.read_text(response, self.options.max_response_bytes) {
-                Ok(text) => return judge(reply, text),
-                Err(e) => e,
+            crate::cancel::take_reset_seen();
+            let failure = match self
+                .read_text(response, self.options.max_response_bytes)
+                .and_then(|text| judge(reply, text))
+            {
+                Ok(text) => return Ok(text),
+                // ureq ends a body without length at a reset as if the server closed it:
+                // what looks like a bad answer is a broken connection.
+                Err(Error::Decode(_)) if crate::cancel::take_reset_seen() => {
+                    Error::Network("connection reset by the server while reading the answer".into())
+                }
+                Err(e) => {
+                    if !matches!(e, Error::Network(_) | Error::Timeout(_)) {
+                        return Err(e);
+                    }
+                    e
+                }
             };
             // The head came, the body broke (short, cut, reset, stalled): as retryable as a
             // failure before the head, within the same budget. A stalled body of a POST is
