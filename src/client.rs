@@ -87,6 +87,17 @@ pub(crate) struct Outgoing<'a> {
     pub accept: &'static str,
 }
 
+/// One request of an attempt: the first, or one a redirect leads to.
+#[derive(Clone, Copy)]
+struct Hop<'a> {
+    method: Method,
+    url: &'a str,
+    /// None once a redirect left the base URL's origin: no credentials.
+    auth: Option<Auth>,
+    body: Option<(&'a str, &'a [u8])>,
+    accept: &'a str,
+}
+
 /// What a call has done so far: for the retry budget and `last_response`.
 pub(crate) struct Tally {
     pub started: Instant,
@@ -662,15 +673,14 @@ impl Client {
         let mut body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
-            let sent = self.send_once(
+            let hop = Hop {
                 method,
-                &url,
-                trusted.then_some(out.auth),
+                url: &url,
+                auth: trusted.then_some(out.auth),
                 body,
-                out.accept,
-                deadline,
-                tally,
-            );
+                accept: out.accept,
+            };
+            let sent = self.send_once(&hop, deadline, tally);
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => return Attempt::Sent(Err(e)),
@@ -721,14 +731,17 @@ impl Client {
 
     fn send_once(
         &self,
-        method: Method,
-        url: &str,
-        auth: Option<Auth>,
-        body: Option<(&str, &[u8])>,
-        accept: &str,
+        hop: &Hop<'_>,
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        let Hop {
+            method,
+            url,
+            auth,
+            body,
+            accept,
+        } = *hop;
         let full_url = match auth {
             Some(Auth::QueryKey) => {
                 let sep = if url.contains('?') { '&' } else { '?' };
