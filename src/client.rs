@@ -106,6 +106,8 @@ pub(crate) struct Tally {
     pub key: Option<HeaderValue>,
     /// The last attempt timed out waiting for the answer's head: the request was sent.
     pub head_timed_out: bool,
+    /// When the successful answer asks to be polled again (task records).
+    pub poll_after: Option<Duration>,
 }
 
 impl Tally {
@@ -115,6 +117,7 @@ impl Tally {
             attempts: 0,
             key: None,
             head_timed_out: false,
+            poll_after: None,
         }
     }
 }
@@ -318,6 +321,19 @@ impl Client {
         body: Option<&Value>,
         deadline: Option<Instant>,
     ) -> Result<String, Error> {
+        self.call_hinted(op, params, body, deadline)
+            .map(|(text, _)| text)
+    }
+
+    /// `call_until` that also returns the answer's poll-after hint
+    /// (`openai-poll-after-ms`, or `Retry-After` on a success), for task polling.
+    pub(crate) fn call_hinted(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+        deadline: Option<Instant>,
+    ) -> Result<(String, Option<Duration>), Error> {
         self.run(op.name, |tally| {
             refuse_stream_flag(op, body)?;
             let path = op.path_with(params)?;
@@ -329,7 +345,8 @@ impl Client {
                 body: bytes.as_deref().map(|b| ("application/json", b)),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply, deadline, tally)
+            let text = self.exchange(&out, op.reply, deadline, tally)?;
+            Ok((text, tally.poll_after))
         })
     }
 
@@ -583,6 +600,7 @@ impl Client {
             };
             let (retryable, wait, why) = match &result {
                 Ok((r, url)) if r.status().is_success() => {
+                    tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
                     self.record(r, url, tally);
                     return result.map(|(r, _)| r);
                 }

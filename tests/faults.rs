@@ -179,3 +179,56 @@ fn one_event_cannot_grow_without_bound() {
     assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
     assert!(e.to_string().contains("max_event_bytes"), "{e}");
 }
+
+fn new_task(c: &gw::Client) -> String {
+    let created = parse(&c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap());
+    created["task_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_zero_poll_interval_is_not_a_tight_loop() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    let id = new_task(&c);
+    let started = std::time::Instant::now();
+    let wait = gw::WaitOptions {
+        interval_ms: 0,
+        timeout_ms: 30_000,
+    };
+    c.wait_for_task(gw::TaskFamily::Unified, &id, &wait, &mut |_, _| true)
+        .unwrap();
+    // The mock's task ends on its third poll: two pauses of at least the floor.
+    let floor = gw::MIN_POLL_INTERVAL;
+    assert!(started.elapsed() >= floor * 2, "{:?}", started.elapsed());
+    assert_eq!(mock.request_count(), 4, "create + 3 polls, no more");
+}
+
+#[test]
+fn a_poll_after_hint_wins_over_the_interval() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    let id = new_task(&c);
+    // Two answers that say "still running, ask again in 150 ms", then a finished task.
+    mock.push_fault(json!([{
+        "action": "status", "status": 200, "times": 2,
+        "match": "/v1/video/generations/",
+        "headers": {"openai-poll-after-ms": "150"},
+        "body": format!("{{\"task_id\":\"{id}\",\"status\":\"processing\"}}")
+    }, {
+        "action": "status", "status": 200,
+        "match": "/v1/video/generations/",
+        "body": format!("{{\"task_id\":\"{id}\",\"status\":\"succeeded\"}}")
+    }]));
+    let started = std::time::Instant::now();
+    let wait = gw::WaitOptions {
+        interval_ms: 20_000,
+        timeout_ms: 60_000,
+    };
+    c.wait_for_task(gw::TaskFamily::Unified, &id, &wait, &mut |_, _| true)
+        .unwrap();
+    let took = started.elapsed();
+    // Not 20 s per poll: the hint (150 ms) paced both pauses.
+    assert!(took >= std::time::Duration::from_millis(300), "{took:?}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(mock.request_count(), 4, "create + 3 polls");
+}
