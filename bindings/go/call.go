@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // call is one operation in flight: its own derived handle, cancelled by the context or
@@ -18,6 +19,10 @@ type call struct {
 	h    *C.gw_client
 	ctx  context.Context
 	meta *ResponseMeta // where WithResponseMeta wants the metadata
+	// byDeadline: the context's deadline set this call's time budget, so a gw timeout
+	// (which may come early, when gw sees the next retry or poll would pass it) is the
+	// context's deadline being exceeded.
+	byDeadline bool
 
 	mu     sync.Mutex // orders cancel against free: never cancel a freed handle
 	freed  bool
@@ -43,7 +48,8 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 	overrides := cfg.deriveOptions(deadline, hasDeadline)
 
 	st := c.st
-	k := &call{st: st, op: op, ctx: ctx, meta: cfg.meta}
+	k := &call{st: st, op: op, ctx: ctx, meta: cfg.meta,
+		byDeadline: hasDeadline && (cfg.timeout <= 0 || time.Until(deadline) < cfg.timeout)}
 	st.mu.RLock()
 	if st.closed {
 		st.mu.RUnlock()
@@ -96,6 +102,8 @@ func (k *call) fail(status int, body []byte) error {
 		e.withCause(reason)
 	} else if err := k.ctx.Err(); err != nil && (status == StatusCancelled || status == StatusTimeout) {
 		e.withCause(err)
+	} else if status == StatusTimeout && k.byDeadline {
+		e.withCause(context.DeadlineExceeded)
 	}
 	return e
 }

@@ -32,6 +32,9 @@ func TestVendorOperations(t *testing.T) {
 			t.Errorf("%s: %s %v", name, out, err)
 		}
 	}
+	if _, err := c.VendorFEdit(bg(), "org/model", map[string]any{"image": "https://i.example/a.png", "prompt": "blue"}); err != nil {
+		t.Fatal(err)
+	}
 	if last := lastRequest(t); last.Path != "/vendorF/org/model/edit" {
 		t.Fatalf("vendor F path %q", last.Path)
 	}

@@ -126,38 +126,44 @@ func TestVideoWaitFailedTask(t *testing.T) {
 
 func TestVideoWaitCancelAndDeadline(t *testing.T) {
 	c := newClient(t)
-	task, err := c.VideoCreate(bg(), VideoRequest{Model: "v", Prompt: "slow"})
-	if err != nil {
-		t.Fatal(err)
+	// Mock tasks finish on their third poll: each case gets a fresh one.
+	fresh := func() string {
+		task, err := c.VideoCreate(bg(), VideoRequest{Model: "v", Prompt: "slow"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.ID
 	}
+	slow := WaitOptions{Interval: 10 * time.Second}
+
 	ctx, cancel := context.WithCancel(bg())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	_, err = c.VideoWait(ctx, VideoUnified, task.ID, WaitOptions{Interval: 10 * time.Second})
+	_, err := c.VideoWait(ctx, VideoUnified, fresh(), slow)
 	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
-		t.Fatalf("error %v after %v", err, time.Since(start))
+		t.Fatalf("cancel: %v after %v", err, time.Since(start))
 	}
 
 	ctx, cancel2 := context.WithTimeout(bg(), 150*time.Millisecond)
 	defer cancel2()
 	start = time.Now()
-	_, err = c.VideoWait(ctx, VideoUnified, task.ID, WaitOptions{Interval: 10 * time.Second})
+	_, err = c.VideoWait(ctx, VideoUnified, fresh(), slow)
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrTimeout) || time.Since(start) > time.Second {
-		t.Fatalf("error %v after %v", err, time.Since(start))
+		t.Fatalf("deadline: %v after %v", err, time.Since(start))
 	}
 
-	// WaitOptions.Timeout alone is gw's own timeout.
-	_, err = c.VideoWait(bg(), VideoUnified, task.ID, WaitOptions{Interval: 10 * time.Second, Timeout: 100 * time.Millisecond})
+	// WaitOptions.Timeout alone is gw's own timeout, not the context's.
+	_, err = c.VideoWait(bg(), VideoUnified, fresh(), WaitOptions{Interval: 10 * time.Second, Timeout: 100 * time.Millisecond})
 	if e := asError(t, err); e.Status != StatusTimeout || errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("error %+v", e)
+		t.Fatalf("timeout: %+v", e)
 	}
 
 	// A progress channel nobody reads does not hang the wait past its context.
 	ctx, cancel3 := context.WithTimeout(bg(), 200*time.Millisecond)
 	defer cancel3()
-	_, err = c.VideoWait(ctx, VideoUnified, task.ID, WaitOptions{Interval: 10 * time.Millisecond, Progress: make(chan *VideoTask)})
+	_, err = c.VideoWait(ctx, VideoUnified, fresh(), WaitOptions{Interval: 10 * time.Millisecond, Progress: make(chan *VideoTask)})
 	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("error %v", err)
+		t.Fatalf("unread channel: %v", err)
 	}
 }
 

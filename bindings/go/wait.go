@@ -46,9 +46,9 @@ func (c *Client) VideoWaitRaw(ctx context.Context, family VideoFamily, taskID st
 	if ctx == nil {
 		return nil, argError(op, "ctx is nil (use context.Background())")
 	}
-	timeout := w.Timeout
+	timeout, byDeadline := w.Timeout, false
 	if dl, ok := ctx.Deadline(); ok && (timeout == 0 || time.Until(dl) < timeout) {
-		timeout = max(time.Until(dl), time.Millisecond)
+		timeout, byDeadline = max(time.Until(dl), time.Millisecond), true
 	}
 	options := waitOptionsJSON(w.Interval, timeout)
 
@@ -56,6 +56,7 @@ func (c *Client) VideoWaitRaw(ctx context.Context, family VideoFamily, taskID st
 	if err != nil {
 		return nil, err
 	}
+	k.byDeadline = byDeadline
 	var handle uintptr
 	var wt *waiter
 	if w.OnProgress != nil || w.Progress != nil {
