@@ -26,6 +26,9 @@
 // Success.
 #define GW_OK 0
 
+// `gw_stream_next`: the stream ended after its terminal event (not an error).
+#define GW_DONE 1
+
 // The gateway answered 400.
 #define GW_BAD_REQUEST 400
 
@@ -56,7 +59,7 @@
 // The gateway's answer is not what the API promises (bad JSON, wrong shape).
 #define GW_DECODE -4
 
-// A stream callback returned non-zero.
+// Cancelled: `gw_client_cancel` on the handle, or a callback returned non-zero.
 #define GW_CANCELLED -5
 
 // A vendor-style body reports failure (vendor H `code` != 0, vendor M `code` != 1).
@@ -71,6 +74,21 @@
 // A bug in gw (a caught panic).
 #define GW_INTERNAL -99
 
+// Error: a call failed.
+#define GW_LOG_ERROR 1
+
+// Warning: a call failed (the line names the call and the error).
+#define GW_LOG_WARN 2
+
+// Info: a retry (reason and delay) or a redirect.
+#define GW_LOG_INFO 3
+
+// Debug: each request attempt, each stream end.
+#define GW_LOG_DEBUG 4
+
+// Trace: everything.
+#define GW_LOG_TRACE 5
+
 // Unified video tasks: GET /v1/video/generations/{id}.
 #define GW_VIDEO_UNIFIED 0
 
@@ -83,12 +101,20 @@
 // Vendor R tasks: GET /vendorR/task/{taskId}.
 #define GW_VIDEO_VENDOR_R 3
 
-// An opaque gateway client.
+// An opaque gateway client handle.
 //
 // Thread rules: a client may be used from many threads at once; calls on it
-// are independent and share one connection pool. Free it once, after every
-// call on it has returned.
+// are independent and share one connection pool. It is reference-counted
+// inside: `gw_client_free` during a call (from a callback or a finalizer on
+// another thread) takes effect when the last call on it returns.
 typedef struct gw_client gw_client;
+
+// An open stream whose events the caller pulls with `gw_stream_next`.
+//
+// Use one stream from one thread at a time (it may move between threads
+// between calls). Cancel it with `gw_client_cancel` on the handle it was
+// opened on. Free it with `gw_stream_free`.
+typedef struct gw_stream gw_stream;
 
 // One streamed event, handed to a `gw_event_cb`.
 //
@@ -107,6 +133,11 @@ typedef struct gw_event {
   size_t text_delta_len;
   // 0-based position of the event in the stream.
   size_t index;
+  // Chat: the choice `text_delta` belongs to. With `n` > 1 a chunk that
+  // carries text for several choices is delivered as one event per choice
+  // (sharing `data`), so printing `text_delta` of choice 0 never interleaves
+  // two answers. 0 for events without a choice.
+  size_t choice_index;
 } gw_event;
 
 // Called once per streamed event, on the thread that called the stream
@@ -125,6 +156,12 @@ typedef struct gw_file {
   // MIME type, e.g. "image/png"; NULL gives "application/octet-stream".
   const char *content_type;
 } gw_file;
+
+// Receives one log line (`message`, valid during the call only) at `level`
+// (`GW_LOG_*`). Called on the thread of the gw call that logs, never while gw
+// holds a lock, so it may call gw. Must return normally (no longjmp, no
+// exception or unwinding through gw).
+typedef void (*gw_log_cb)(int level, const char *message, void *user_data);
 
 // Called after each poll of `gw_video_wait` with the task's status word and
 // its whole record (JSON), both valid during the callback only. Return 0 to
@@ -183,6 +220,7 @@ int gw_responses_stream(const struct gw_client *client,
 //
 // Returns a client to free with `gw_client_free`, or NULL when the arguments
 // are unusable; `gw_last_error()` then says why (never with the key in it).
+// Bindings use `gw_client_create`, which returns the error as JSON instead.
 // The strings are copied: they need not outlive the call.
 struct gw_client *gw_client_new(const char *base_url, const char *api_key);
 
@@ -192,14 +230,75 @@ struct gw_client *gw_client_new(const char *base_url, const char *api_key);
 //   "total_timeout_ms": 600000, "max_retries": 2, "retry_base_delay_ms": 500,
 //   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
 //   "headers": {}, "validate": true, "allow_insecure_http": false,
-//   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null}`
+//   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
+//   "max_idle_connections": 16}`
 //
 // A timeout of 0 means none. Unknown keys are an error (a typo is not
 // ignored). Returns NULL on bad options; `gw_last_error()` says which.
+// Bindings use `gw_client_create`.
 struct gw_client *gw_client_new_with_options(const char *options_json);
 
-// Frees a client. Calling with NULL is fine. Must not be called twice with
-// the same pointer, nor while another thread is inside a call on it.
+// Creates a client from options JSON (as `gw_client_new_with_options`),
+// reporting through out-parameters only: the form for bindings, whose calls
+// may change OS threads between two native calls (so `gw_last_error` could
+// belong to another call).
+//
+// Returns `GW_OK` with the new client in `*client` (free it with
+// `gw_client_free`), or a status with `*client` NULL and the error JSON in
+// `*err_json` (free it with `gw_free`; `err_json` may be NULL). `client` must
+// not be NULL.
+int gw_client_create(const char *options_json, struct gw_client **client, char **err_json);
+
+// A new handle that shares `base`'s connection pool and settings, with
+// per-call overrides in `options_json` (NULL or "" for none):
+//
+// `{"total_timeout_ms", "read_timeout_ms", "connect_timeout_ms",
+//   "max_retries", "headers": {...} (merged over the base's),
+//   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
+//
+// Unknown keys are refused. The new handle has its own cancel state
+// (`gw_client_cancel`) and last response (`gw_client_last_response`); it is
+// cheap (no new pool, no thread) and is freed with `gw_client_free`, before or
+// after `base`. Derive one per call to cancel it or read its metadata.
+// Returns NULL on bad options (`gw_last_error()` says why); bindings use
+// `gw_client_create_derived`.
+struct gw_client *gw_client_derive(const struct gw_client *base, const char *options_json);
+
+// `gw_client_derive` reporting through out-parameters only (see
+// `gw_client_create`): `GW_OK` with the handle in `*client`, or a status with
+// `*client` NULL and the error JSON in `*err_json` (may be NULL).
+int gw_client_create_derived(const struct gw_client *base,
+                             const char *options_json,
+                             struct gw_client **client,
+                             char **err_json);
+
+// Cancels every call in flight on this handle, from any thread, at any time;
+// idempotent. Each returns `GW_CANCELLED` promptly (within tens of
+// milliseconds, whatever it is doing: resolving, connecting, TLS, sending,
+// waiting for the answer, reading a body or stream, sleeping before a retry or
+// between `gw_video_wait` polls); its connection is closed, never pooled.
+// Every later call on the handle returns `GW_CANCELLED` at once, and so does
+// `gw_stream_next` on a stream opened on it. The base handle and other
+// derived handles are not affected. NULL is fine (nothing happens).
+void gw_client_cancel(struct gw_client *client);
+
+// JSON about the last exchange finished on this handle, success or a failure
+// that got an HTTP answer:
+// `{"status":429,"request_id":"req_1"|null,"headers":{"x-ratelimit-remaining":"0",...},
+//   "attempts":3,"elapsed_ms":812,"url":"https://gw.example/v1/chat/completions"}`
+// (header names in lower case; the URL never carries the key). `*out` is
+// `null` when no exchange has finished on it yet (or the last call got no
+// answer, e.g. a connection failure, before any other did).
+//
+// On a handle shared by concurrent calls it describes whichever call
+// finished last: derive a handle per call (`gw_client_derive`) to read a
+// given call's metadata. Returns `GW_OK`; `*out` is freed with `gw_free`.
+int gw_client_last_response(const struct gw_client *client, char **out);
+
+// Frees a client handle. Calling with NULL is fine. Must not be called twice
+// with the same pointer. A call still running on it (on another thread, or
+// the call whose callback frees it) keeps it alive until it returns; streams
+// opened on it keep what they need, so they may outlive it.
 void gw_client_free(struct gw_client *client);
 
 // POST /v1/embeddings: `{"model","input","encoding_format","dimensions"}`.
@@ -238,6 +337,13 @@ int gw_image_edit_upload(const struct gw_client *client,
 // same thread; copy it to keep it. Do not free it. Each thread has its own.
 const char *gw_last_error(void);
 
+// Sets the process-wide logger: one line per request attempt, retry (with the
+// reason and the delay), redirect, stream end and failure, at most
+// `max_level` (`GW_LOG_ERROR` .. `GW_LOG_TRACE`). The API key, `?key=` values
+// and Authorization headers never appear in a line. NULL `cb` turns logging
+// off. Replaces any earlier logger; safe to call from any thread.
+void gw_set_logger(gw_log_cb cb, void *user_data, int max_level);
+
 // Frees memory gw returned (`*out` strings, decoded embeddings). Calling with
 // NULL is fine. Must not be called twice with the same pointer. Static strings
 // (`gw_status_str`, `gw_version`, `gw_last_error`) are never freed.
@@ -261,6 +367,48 @@ int gw_request(const struct gw_client *client,
                const char *path,
                const char *body_json,
                char **out);
+
+// POST /v1/chat/completions with `"stream": true` (set by gw), pulled: sends
+// the request and waits for the answer's headers (retrying as any call does).
+//
+// Returns `GW_OK` with the stream in `*stream` (and `*out` NULL), or a
+// failure status with `*stream` NULL and the error JSON in `*out` (as for
+// `gw_chat`). Then call `gw_stream_next` until it returns `GW_DONE` or a
+// failure, `gw_stream_finish` for the assembled `chat.completion`, and
+// `gw_stream_free`. `stream` must not be NULL; `out` may be NULL.
+int gw_chat_stream_open(const struct gw_client *client,
+                        const char *request_json,
+                        struct gw_stream **stream,
+                        char **out);
+
+// POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
+// `gw_stream_finish` gives the `response` of `response.completed`.
+int gw_responses_stream_open(const struct gw_client *client,
+                             const char *request_json,
+                             struct gw_stream **stream,
+                             char **out);
+
+// Moves to the next event of `stream`.
+//
+// Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
+// valid until the next call on it); `GW_DONE` after the terminal event (chat:
+// `data: [DONE]`, not itself an event; Responses: after `response.completed`
+// was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+// `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
+// JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
+// call returns the same status. `*event` is NULL unless `GW_OK`.
+int gw_stream_next(struct gw_stream *stream, const struct gw_event **event);
+
+// The stream's result: `GW_OK` with the assembled final object in `*out`
+// (chat: a `chat.completion`; Responses: the `response`), or the failure
+// status with its error JSON. Called before the end, it first reads the
+// remaining events (they are not handed out). May be called more than once.
+// `*out` is freed with `gw_free`; `out` may be NULL.
+int gw_stream_finish(struct gw_stream *stream, char **out);
+
+// Frees a stream, at any time: mid-stream it closes the connection (never
+// pooled half-read). NULL is fine. Must not be called twice.
+void gw_stream_free(struct gw_stream *stream);
 
 // POST /vendorK/v1/videos/text2video. Poll with `GW_VIDEO_VENDOR_K`.
 int gw_vendor_k_text2video(const struct gw_client *client, const char *request_json, char **out);

@@ -47,6 +47,8 @@ pub struct Options {
     pub max_line_bytes: usize,
     /// Extra `User-Agent` text, appended to `gw/<version>`.
     pub user_agent: Option<String>,
+    /// Idle connections kept per host for reuse: size it for the threads that share a client.
+    pub max_idle_connections: usize,
 }
 
 impl Default for Options {
@@ -68,6 +70,7 @@ impl Default for Options {
             max_response_bytes: 64 * 1024 * 1024,
             max_line_bytes: 4 * 1024 * 1024,
             user_agent: None,
+            max_idle_connections: 16,
         }
     }
 }
