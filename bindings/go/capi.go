@@ -87,7 +87,6 @@ static gw_go_res gw_go_stream_finish(gw_stream *s) {
 	return r;
 }
 
-static size_t gw_go_file_size(void) { return sizeof(gw_file); }
 
 // Go callbacks (export.go); their prototypes as cgo writes them, without const.
 extern int gwGoProgress(char *status, char *task_json, void *user_data);
@@ -284,7 +283,6 @@ func callVideoWait(h *C.gw_client, family VideoFamily, id, options []byte, handl
 type cFile = C.gw_file
 
 func fillFile(f *cFile, data []byte, name, contentType []byte, pin *runtime.Pinner) {
-	f.struct_size = C.gw_go_file_size()
 	if len(data) > 0 {
 		pin.Pin(&data[0])
 		f.data = (*C.uint8_t)(unsafe.Pointer(&data[0]))

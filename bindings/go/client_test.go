@@ -157,6 +157,7 @@ func TestConcurrentUse(t *testing.T) {
 	const workers, each = 32, 12
 	var wg sync.WaitGroup
 	failures := make(chan string, workers*each)
+	requestIDs := make(chan string, workers*each)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -171,6 +172,7 @@ func TestConcurrentUse(t *testing.T) {
 					if err != nil || res.Text() != "Echo: "+word || meta.Status != 200 || meta.Attempts != 1 {
 						failures <- fmt.Sprintf("chat %s: %v %v %+v", word, res, err, meta)
 					}
+					requestIDs <- meta.RequestID
 				case 1:
 					s, err := c.ChatStream(ctx, chatReq(word+" more"))
 					if err != nil {
@@ -202,6 +204,15 @@ func TestConcurrentUse(t *testing.T) {
 	close(failures)
 	for f := range failures {
 		t.Error(f)
+	}
+	// Metadata is per call: every chat saw its own answer's request id.
+	close(requestIDs)
+	ids := map[string]bool{}
+	for id := range requestIDs {
+		if id == "" || ids[id] {
+			t.Fatalf("request id %q empty or seen twice", id)
+		}
+		ids[id] = true
 	}
 	// Each chat carried its own header: the mock saw every word exactly once.
 	seen := map[string]int{}

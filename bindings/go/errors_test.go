@@ -43,7 +43,7 @@ func TestRateLimitMetadata(t *testing.T) {
 	c := newClient(t, func(o *Options) { o.MaxRetries = 2 })
 	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 429, "times": 3,
 		"headers": map[string]string{
-			"x-request-id": "req-429", "retry-after-ms": "1",
+			"retry-after-ms": "1",
 			"x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s",
 		}})
 	var meta ResponseMeta
@@ -53,7 +53,9 @@ func TestRateLimitMetadata(t *testing.T) {
 		t.Fatalf("error %+v", e)
 	}
 	m := e.Meta
-	if m == nil || m.Status != 429 || m.RequestID != "req-429" || m.Attempts != 3 || !strings.HasSuffix(m.URL, "/v1/chat/completions") {
+	// gw-mock names every answer x-request-id: req_mock_<n>.
+	if m == nil || m.Status != 429 || !strings.HasPrefix(m.RequestID, "req_mock_") || m.RequestID != m.Header.Get("X-Request-Id") ||
+		m.Attempts != 3 || !strings.HasSuffix(m.URL, "/v1/chat/completions") {
 		t.Fatalf("meta %+v", m)
 	}
 	rl := m.RateLimit()
@@ -63,7 +65,7 @@ func TestRateLimitMetadata(t *testing.T) {
 	if d, ok := m.RetryAfter(); !ok || d != time.Millisecond {
 		t.Fatalf("retry after %v %v", d, ok)
 	}
-	if meta.RequestID != "req-429" || meta.Attempts != 3 {
+	if meta.RequestID != m.RequestID || meta.Attempts != 3 {
 		t.Fatalf("WithResponseMeta on failure: %+v", meta)
 	}
 	if n := len(requests(t)); n != 3 {
@@ -85,7 +87,7 @@ func TestSuccessMetadataAndPerCallOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Status != 200 || meta.Attempts != 2 || meta.Elapsed <= 0 || meta.Header.Get("Content-Type") == "" {
+	if meta.Status != 200 || meta.Attempts != 2 || meta.Elapsed <= 0 || meta.Header.Get("Content-Type") == "" || meta.RequestID == "" {
 		t.Fatalf("meta %+v", meta)
 	}
 	all := requests(t)
