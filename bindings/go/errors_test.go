@@ -43,7 +43,7 @@ func TestRateLimitMetadata(t *testing.T) {
 	c := newClient(t, func(o *Options) { o.MaxRetries = 2 })
 	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 429, "times": 3,
 		"headers": map[string]string{
-			"retry-after-ms": "1",
+			"retry-after-ms":             "1",
 			"x-ratelimit-limit-requests": "100", "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "1s",
 		}})
 	var meta ResponseMeta
