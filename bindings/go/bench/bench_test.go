@@ -23,9 +23,9 @@ import (
 	"testing"
 	"time"
 
-	goopenai "github.com/sashabaranov/go-openai"
 	openai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	goopenai "github.com/sashabaranov/go-openai"
 
 	"gw"
 )
