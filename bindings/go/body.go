@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 )
 
 // requestBody encodes a request for gw: JSON with a trailing NUL. json.RawMessage, []byte
@@ -69,9 +68,6 @@ func marshalWithExtra(v any, extra Extra) ([]byte, error) {
 	}
 	return json.Marshal(fields)
 }
-
-// cloneExtra is used by the constructors so callers can add to a copy safely.
-func cloneExtra(e Extra) Extra { return maps.Clone(e) }
 
 // decode unmarshals an answer into T and keeps the raw bytes where T wants them.
 func decode[T any](op string, raw []byte, err error) (*T, error) {

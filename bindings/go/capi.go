@@ -103,6 +103,22 @@ static gw_go_res gw_go_video_wait(const gw_client *c, int family, const char *id
 	return r;
 }
 
+// A gw_file with struct_size = sizeof(gw_file). The size is written as the struct's first
+// word rather than by field name so this compiles against the header before struct_size
+// (where the first word is `data`, assigned right after) and after it.
+static gw_file *gw_go_file_new(const uint8_t *data, size_t len, const char *name,
+                               const char *content_type) {
+	gw_file *f = calloc(1, sizeof(gw_file));
+	size_t size = sizeof(gw_file);
+	if (!f) return NULL;
+	memcpy(f, &size, sizeof size);
+	f->data = data;
+	f->len = len;
+	f->filename = name;
+	f->content_type = content_type;
+	return f;
+}
+
 static void gw_go_set_logger(int max_level) {
 	if (max_level > 0) gw_set_logger((gw_log_cb)gwGoLog, NULL, max_level);
 	else gw_set_logger(NULL, NULL, 0);
@@ -278,25 +294,28 @@ func callVideoWait(h *C.gw_client, family VideoFamily, id, options []byte, handl
 	return int(r.status), takeOut(r.out)
 }
 
-// cFile is a gw_file whose bytes stay in Go memory: the caller pins them (runtime.Pinner),
-// which is what lets a Go struct handed to C hold a Go pointer.
+// cFile is a gw_file in C memory (newFile, freeFile) pointing at bytes that stay in Go
+// memory, pinned by the caller (runtime.Pinner): C memory may hold pinned Go pointers.
 type cFile = C.gw_file
 
-func fillFile(f *cFile, data []byte, name, contentType []byte, pin *runtime.Pinner) {
+func newFile(data []byte, name, contentType []byte, pin *runtime.Pinner) *cFile {
+	var p, n, ct unsafe.Pointer
 	if len(data) > 0 {
 		pin.Pin(&data[0])
-		f.data = (*C.uint8_t)(unsafe.Pointer(&data[0]))
+		p = unsafe.Pointer(&data[0])
 	}
-	f.len = C.size_t(len(data))
 	if name != nil {
 		pin.Pin(&name[0])
-		f.filename = cstr(name)
+		n = unsafe.Pointer(&name[0])
 	}
 	if contentType != nil {
 		pin.Pin(&contentType[0])
-		f.content_type = cstr(contentType)
+		ct = unsafe.Pointer(&contentType[0])
 	}
+	return C.gw_go_file_new((*C.uint8_t)(p), C.size_t(len(data)), (*C.char)(n), (*C.char)(ct))
 }
+
+func freeFile(f *cFile) { C.free(unsafe.Pointer(f)) }
 
 func callUpload(h *C.gw_client, req []byte, image, mask *cFile) (int, []byte) {
 	r := C.gw_go_upload(h, cstr(req), image, mask)

@@ -111,7 +111,7 @@ func (c *Client) ImageEditUploadRaw(ctx context.Context, req json.RawMessage, im
 
 const uploadOp = "image edit upload"
 
-// fileBytes is the file's content, read from Reader when Data is nil.
+// bytes is the file's content, read from Reader when Data is nil.
 func (f *File) bytes(which string) ([]byte, error) {
 	if f.Data != nil || f.Reader == nil {
 		return f.Data, nil
@@ -134,22 +134,26 @@ func cText(which, field, s string) ([]byte, error) {
 	return nulTerminated(s), nil
 }
 
-// toC fills a gw_file from f; the bytes stay in Go memory, pinned for the call.
-func (f *File) toC(which string, out *cFile, pin *runtime.Pinner) error {
+// toC makes the gw_file for f (freed with freeFile); the bytes stay in Go memory,
+// pinned for the call.
+func (f *File) toC(which string, pin *runtime.Pinner) (*cFile, error) {
 	data, err := f.bytes(which)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name, err := cText(which, "Name", f.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctype, err := cText(which, "ContentType", f.ContentType)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fillFile(out, data, name, ctype, pin)
-	return nil
+	cf := newFile(data, name, ctype, pin)
+	if cf == nil {
+		return nil, argError(uploadOp, "%s: out of memory", which)
+	}
+	return cf, nil
 }
 
 func (c *Client) upload(ctx context.Context, req any, image File, mask *File, opts []CallOption) (json.RawMessage, error) {
@@ -159,22 +163,23 @@ func (c *Client) upload(ctx context.Context, req any, image File, mask *File, op
 	}
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	var cImage, cMask cFile
-	if err := image.toC("image", &cImage, &pin); err != nil {
+	cImage, err := image.toC("image", &pin)
+	if err != nil {
 		return nil, err
 	}
-	maskp := (*cFile)(nil)
+	defer freeFile(cImage)
+	var cMask *cFile
 	if mask != nil {
-		if err := mask.toC("mask", &cMask, &pin); err != nil {
+		if cMask, err = mask.toC("mask", &pin); err != nil {
 			return nil, err
 		}
-		maskp = &cMask
+		defer freeFile(cMask)
 	}
 	k, err := c.begin(ctx, uploadOp, opts)
 	if err != nil {
 		return nil, err
 	}
-	status, out := callUpload(k.h, body, &cImage, maskp)
+	status, out := callUpload(k.h, body, cImage, cMask)
 	runtime.KeepAlive(c)
 	return k.finish(status, out)
 }
