@@ -114,6 +114,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 thread_local! {
     static CURRENT: RefCell<Option<(Arc<CancelToken>, u64)>> = const { RefCell::new(None) };
+    /// The longest silence allowed on a read now: None while waiting for an
+    /// answer's head (first_byte_timeout_ms bounds that), read_timeout_ms after.
+    static READ_IDLE: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets the idle limit for reads on this thread (see `READ_IDLE`).
+pub(crate) fn set_read_idle(limit: Option<Duration>) {
+    let _ = READ_IDLE.try_with(|c| c.set(limit));
+}
+
+pub(crate) fn read_idle() -> Option<Duration> {
+    READ_IDLE.try_with(|c| c.get()).ok().flatten()
 }
 
 static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
@@ -140,6 +152,7 @@ impl CallScope {
     }
 
     fn with_call(token: &Arc<CancelToken>, call: u64, release: bool) -> CallScope {
+        set_read_idle(None);
         let previous = CURRENT
             .try_with(|c| c.replace(Some((token.clone(), call))))
             .ok()

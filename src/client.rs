@@ -91,6 +91,10 @@ pub(crate) struct Outgoing<'a> {
 pub(crate) struct Tally {
     pub started: Instant,
     pub attempts: u32,
+    /// The call's `Idempotency-Key`, chosen at its first POST attempt and sent on each.
+    pub key: Option<HeaderValue>,
+    /// The last attempt timed out waiting for the answer's head: the request was sent.
+    pub head_timed_out: bool,
 }
 
 impl Tally {
@@ -98,6 +102,8 @@ impl Tally {
         Tally {
             started: Instant::now(),
             attempts: 0,
+            key: None,
+            head_timed_out: false,
         }
     }
 }
@@ -159,6 +165,10 @@ impl Client {
         set(
             &mut options.connect_timeout_ms,
             overrides.connect_timeout_ms,
+        );
+        set(
+            &mut options.first_byte_timeout_ms,
+            overrides.first_byte_timeout_ms,
         );
         if let Some(n) = overrides.max_retries {
             options.max_retries = n;
@@ -474,9 +484,38 @@ impl Client {
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<String, Error> {
-        let response = self.send(out, deadline, tally)?;
-        let text = self.read_text(response, self.options.max_response_bytes)?;
-        judge(reply, text)
+        loop {
+            let response = self.send(out, deadline, tally)?;
+            let failure = match self.read_text(response, self.options.max_response_bytes) {
+                Ok(text) => return judge(reply, text),
+                Err(e) => e,
+            };
+            // The head came, the body broke (short, cut, reset, stalled): as retryable as a
+            // failure before the head, within the same budget. A stalled body of a POST is
+            // retried only when the key tells the gateway it is the same request.
+            let transient = match failure {
+                Error::Network(_) => true,
+                Error::Timeout(_) => out.method == Method::Get || tally.key.is_some(),
+                _ => false,
+            };
+            let delay = self.backoff(tally.attempts.saturating_sub(1));
+            if !transient
+                || tally.attempts > self.options.max_retries
+                || deadline.is_some_and(|d| Instant::now() + delay >= d)
+                || self.cancel.is_cancelled()
+            {
+                return Err(failure);
+            }
+            self.log(
+                Level::Info,
+                &format!(
+                    "gw: retrying {} after a broken answer body ({failure}) in {} ms",
+                    out.path,
+                    delay.as_millis()
+                ),
+            );
+            self.cancel.sleep(delay)?;
+        }
     }
 
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
@@ -489,8 +528,18 @@ impl Client {
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        if tally.key.is_none() && out.method == Method::Post {
+            tally.key = match &self.idempotency_key {
+                Some(key) => Some(key.clone()),
+                None if self.options.idempotency_keys => {
+                    HeaderValue::from_str(&crate::idempotency::new_key()).ok()
+                }
+                None => None,
+            };
+        }
         loop {
             tally.attempts += 1;
+            tally.head_timed_out = false;
             let attempt = tally.attempts - 1;
             if log::enabled(Level::Debug) {
                 self.log(
@@ -503,7 +552,7 @@ impl Client {
                     ),
                 );
             }
-            let result = match self.attempt(out, deadline) {
+            let result = match self.attempt(out, deadline, tally) {
                 Attempt::Refused(e) => return Err(e),
                 Attempt::Sent(result) => result,
             };
@@ -522,7 +571,16 @@ impl Client {
                     )
                 }
                 Err(e) => (
-                    matches!(e, Error::Network(_) | Error::Timeout(_)),
+                    match e {
+                        Error::Network(_) => true,
+                        // Sent and unanswered: without a key a retry could be a second,
+                        // billable request, so only a GET or a keyed POST goes again.
+                        Error::Timeout(_) if tally.head_timed_out => {
+                            out.method == Method::Get || tally.key.is_some()
+                        }
+                        Error::Timeout(_) => true,
+                        _ => false,
+                    },
                     None,
                     e.to_string(),
                 ),
@@ -584,7 +642,7 @@ impl Client {
     /// One attempt: the request and the redirects it leads to. Credentials go
     /// only to the base URL's origin; once a redirect leaves it they are gone
     /// for the rest of the chain.
-    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Attempt {
+    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>, tally: &mut Tally) -> Attempt {
         let mut url = self.base.join(&out.path);
         let mut method = out.method;
         let mut body = out.body;
@@ -597,6 +655,7 @@ impl Client {
                 body,
                 out.accept,
                 deadline,
+                tally,
             );
             let response = match sent {
                 Ok(r) => r,
@@ -654,6 +713,7 @@ impl Client {
         body: Option<(&str, &[u8])>,
         accept: &str,
         deadline: Option<Instant>,
+        tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
         let full_url = match auth {
             Some(Auth::QueryKey) => {
@@ -675,7 +735,7 @@ impl Client {
         for (name, value) in &self.extra_headers {
             builder = builder.header(name, value);
         }
-        if let (Method::Post, Some(key)) = (method, &self.idempotency_key) {
+        if let (Method::Post, Some(key)) = (method, &tally.key) {
             builder = builder.header("idempotency-key", key);
         }
         let remaining = match deadline {
@@ -687,6 +747,8 @@ impl Client {
             None => None,
         };
         let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
+        // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
+        crate::cancel::set_read_idle(None);
         let result = match body {
             Some((content_type, bytes)) => {
                 let request = builder
@@ -698,7 +760,8 @@ impl Client {
                     .configure_request(request)
                     .timeout_global(remaining)
                     .timeout_connect(self.options.connect_timeout())
-                    .timeout_per_read(self.options.read_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
@@ -709,11 +772,18 @@ impl Client {
                     .configure_request(request)
                     .timeout_global(remaining)
                     .timeout_connect(self.options.connect_timeout())
-                    .timeout_per_read(self.options.read_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
         };
+        // The head is in (or the attempt is over): from here every read of the body or
+        // stream may be silent for read_timeout_ms at most.
+        crate::cancel::set_read_idle(self.options.read_timeout());
+        if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
+            tally.head_timed_out = true;
+        }
         result.map_err(map_ureq)
     }
 

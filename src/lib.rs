@@ -22,6 +22,7 @@ mod client;
 mod error;
 mod event_stream;
 pub mod ffi;
+mod idempotency;
 pub mod log;
 mod meta;
 mod multipart;
