@@ -104,8 +104,49 @@ func TestSuccessMetadataAndPerCallOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := lastRequest(t)
-	if last.header("x-over") != "base" || last.header("x-call") != "" || last.header("idempotency-key") != "" {
+	if last.header("x-over") != "base" || last.header("x-call") != "" || last.header("idempotency-key") == "idem-7" {
 		t.Fatalf("per-call options leaked into the next call: %v", last.Headers)
+	}
+}
+
+// gw sends its own Idempotency-Key on every POST, the same on each retry of one call;
+// Options.DisableIdempotencyKeys turns that off.
+func TestIdempotencyKeys(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 502})
+	if _, err := c.Chat(bg(), chatReq("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Chat(bg(), chatReq("y")); err != nil {
+		t.Fatal(err)
+	}
+	all := requests(t)
+	if len(all) != 3 {
+		t.Fatalf("%d requests", len(all))
+	}
+	k1, k2, k3 := all[0].header("idempotency-key"), all[1].header("idempotency-key"), all[2].header("idempotency-key")
+	if k1 == "" || k1 != k2 || k3 == "" || k3 == k1 {
+		t.Fatalf("keys %q %q %q: want one per call, the same on its retry", k1, k2, k3)
+	}
+	resetMock(t)
+	off := newClient(t, func(o *Options) { o.DisableIdempotencyKeys = true })
+	if _, err := off.Chat(bg(), chatReq("x")); err != nil {
+		t.Fatal(err)
+	}
+	if k := lastRequest(t).header("idempotency-key"); k != "" {
+		t.Fatalf("key %q sent with DisableIdempotencyKeys", k)
+	}
+}
+
+func TestFirstByteTimeout(t *testing.T) {
+	resetMock(t)
+	c := newClient(t, func(o *Options) { o.MaxRetries = -1 })
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "delay", "ms": 3000})
+	start := time.Now()
+	_, err := c.Chat(bg(), chatReq("x"), WithFirstByteTimeout(200*time.Millisecond))
+	if e := asError(t, err); e.Status != StatusTimeout || time.Since(start) > 2*time.Second {
+		t.Fatalf("error %+v after %v", e, time.Since(start))
 	}
 }
 

@@ -14,22 +14,26 @@ type Options struct {
 	BaseURL string // "" -> $GW_BASE_URL; a trailing "/" or "/v1" is fine
 	APIKey  string // "" -> $GW_API_KEY; never printed (String and GoString redact it)
 
-	ConnectTimeout time.Duration // default 10s
-	ReadTimeout    time.Duration // longest silence while waiting for bytes; default 60s
-	TotalTimeout   time.Duration // a whole call, retries and stream included; default 10m
+	ConnectTimeout   time.Duration // default 10s
+	FirstByteTimeout time.Duration // wait for an answer's head once sent (a model may think long); default 10m
+	ReadTimeout      time.Duration // longest silence in an answer or a stream; default 60s
+	TotalTimeout     time.Duration // a whole call, retries and stream included; default 10m
 
 	MaxRetries     int           // retries after the first attempt; 0 -> 2, below 0 -> none
 	RetryBaseDelay time.Duration // default 500ms
 	RetryMaxDelay  time.Duration // default 8s
 	RetryAfterCap  time.Duration // longest Retry-After honoured; default 60s
 
-	Proxy             string            // http://, https:// or socks5://; default from HTTP(S)_PROXY
-	Headers           map[string]string // extra headers on every request
-	DisableValidation bool              // skip the documented-limit checks before sending
-	AllowInsecureHTTP bool              // allow plain http:// to a host that is not loopback
-	MaxResponseBytes  int64             // default 64 MiB
-	MaxLineBytes      int64             // longest stream line; default 4 MiB
-	UserAgent         string            // appended to gw/<version>
+	Proxy                  string            // http://, https:// or socks5://; default from HTTP(S)_PROXY
+	Headers                map[string]string // extra headers on every request
+	DisableValidation      bool              // skip the documented-limit checks before sending
+	DisableIdempotencyKeys bool              // no automatic Idempotency-Key on POSTs
+	AllowInsecureHTTP      bool              // allow plain http:// to a host that is not loopback
+	MaxResponseBytes       int64             // default 64 MiB
+	MaxLineBytes           int64             // longest stream line; default 4 MiB
+	MaxEventBytes          int64             // largest data of one stream event; default 8 MiB
+	MaxIdleConnections     int               // pooled connections kept; size it for your concurrency; default 16
+	UserAgent              string            // appended to gw/<version>
 }
 
 // String redacts the key, so %v and %+v never print it.
@@ -58,6 +62,7 @@ type optionsJSON struct {
 	BaseURL           string            `json:"base_url,omitempty"`
 	APIKey            string            `json:"api_key,omitempty"`
 	ConnectTimeoutMS  *int64            `json:"connect_timeout_ms,omitempty"`
+	FirstByteMS       *int64            `json:"first_byte_timeout_ms,omitempty"`
 	ReadTimeoutMS     *int64            `json:"read_timeout_ms,omitempty"`
 	TotalTimeoutMS    *int64            `json:"total_timeout_ms,omitempty"`
 	MaxRetries        *int              `json:"max_retries,omitempty"`
@@ -70,6 +75,9 @@ type optionsJSON struct {
 	AllowInsecureHTTP bool              `json:"allow_insecure_http,omitempty"`
 	MaxResponseBytes  int64             `json:"max_response_bytes,omitempty"`
 	MaxLineBytes      int64             `json:"max_line_bytes,omitempty"`
+	MaxEventBytes     int64             `json:"max_event_bytes,omitempty"`
+	MaxIdle           int               `json:"max_idle_connections,omitempty"`
+	IdempotencyKeys   *bool             `json:"idempotency_keys,omitempty"`
 	UserAgent         string            `json:"user_agent,omitempty"`
 }
 
@@ -92,6 +100,7 @@ func (o *Options) json() ([]byte, error) {
 		BaseURL:           o.BaseURL,
 		APIKey:            o.APIKey,
 		ConnectTimeoutMS:  timeoutMS(o.ConnectTimeout),
+		FirstByteMS:       timeoutMS(o.FirstByteTimeout),
 		ReadTimeoutMS:     timeoutMS(o.ReadTimeout),
 		TotalTimeoutMS:    timeoutMS(o.TotalTimeout),
 		RetryBaseDelayMS:  timeoutMS(o.RetryBaseDelay),
@@ -102,12 +111,16 @@ func (o *Options) json() ([]byte, error) {
 		AllowInsecureHTTP: o.AllowInsecureHTTP,
 		MaxResponseBytes:  o.MaxResponseBytes,
 		MaxLineBytes:      o.MaxLineBytes,
+		MaxEventBytes:     o.MaxEventBytes,
+		MaxIdle:           o.MaxIdleConnections,
 		UserAgent:         o.UserAgent,
 	}
 	j.MaxRetries = retries(o.MaxRetries)
 	if o.DisableValidation {
-		f := false
-		j.Validate = &f
+		j.Validate = new(bool)
+	}
+	if o.DisableIdempotencyKeys {
+		j.IdempotencyKeys = new(bool)
 	}
 	b, err := json.Marshal(j)
 	return append(b, 0), err
@@ -129,6 +142,7 @@ type CallOption func(*callConfig)
 type callConfig struct {
 	timeout        time.Duration
 	readTimeout    time.Duration
+	firstByte      time.Duration
 	maxRetries     int
 	headers        map[string]string
 	idempotencyKey string
@@ -143,6 +157,12 @@ func WithTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.ti
 // WithReadTimeout sets the longest silence while waiting for bytes, for this call.
 func WithReadTimeout(d time.Duration) CallOption {
 	return func(c *callConfig) { c.readTimeout = d }
+}
+
+// WithFirstByteTimeout sets the longest wait for the answer's head once the request is
+// sent, for this call (a reasoning model may think for minutes before its first byte).
+func WithFirstByteTimeout(d time.Duration) CallOption {
+	return func(c *callConfig) { c.firstByte = d }
 }
 
 // WithHeader adds a header to this call's requests (over the client's own headers).
@@ -190,12 +210,12 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 			timeout = left
 		}
 	}
-	if timeout == 0 && c.readTimeout == 0 && c.maxRetries == 0 && c.headers == nil &&
-		c.idempotencyKey == "" && c.validate == nil {
+	others := c.readTimeout != 0 || c.firstByte != 0 || c.maxRetries != 0 || c.headers != nil ||
+		c.idempotencyKey != "" || c.validate != nil
+	if timeout == 0 && !others {
 		return nil
 	}
-	if c.readTimeout == 0 && c.maxRetries == 0 && c.headers == nil &&
-		c.idempotencyKey == "" && c.validate == nil {
+	if !others {
 		// The common case (a context deadline) without encoding/json.
 		b := append(make([]byte, 0, 48), `{"total_timeout_ms":`...)
 		b = strconv.AppendInt(b, *timeoutMS(timeout), 10)
@@ -204,6 +224,7 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 	j := struct {
 		TotalTimeoutMS *int64            `json:"total_timeout_ms,omitempty"`
 		ReadTimeoutMS  *int64            `json:"read_timeout_ms,omitempty"`
+		FirstByteMS    *int64            `json:"first_byte_timeout_ms,omitempty"`
 		MaxRetries     *int              `json:"max_retries,omitempty"`
 		Headers        map[string]string `json:"headers,omitempty"`
 		IdempotencyKey string            `json:"idempotency_key,omitempty"`
@@ -211,6 +232,7 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 	}{
 		TotalTimeoutMS: timeoutMS(timeout),
 		ReadTimeoutMS:  timeoutMS(c.readTimeout),
+		FirstByteMS:    timeoutMS(c.firstByte),
 		MaxRetries:     retries(c.maxRetries),
 		Headers:        maps.Clone(c.headers),
 		IdempotencyKey: c.idempotencyKey,
