@@ -87,6 +87,17 @@ pub(crate) struct Outgoing<'a> {
     pub accept: &'static str,
 }
 
+/// One request of an attempt: the first, or one a redirect leads to.
+#[derive(Clone, Copy)]
+struct Hop<'a> {
+    method: Method,
+    url: &'a str,
+    /// None once a redirect left the base URL's origin: no credentials.
+    auth: Option<Auth>,
+    body: Option<(&'a str, &'a [u8])>,
+    accept: &'a str,
+}
+
 /// What a call has done so far: for the retry budget and `last_response`.
 pub(crate) struct Tally {
     pub started: Instant,
@@ -95,6 +106,8 @@ pub(crate) struct Tally {
     pub key: Option<HeaderValue>,
     /// The last attempt timed out waiting for the answer's head: the request was sent.
     pub head_timed_out: bool,
+    /// When the successful answer asks to be polled again (task records).
+    pub poll_after: Option<Duration>,
 }
 
 impl Tally {
@@ -104,6 +117,7 @@ impl Tally {
             attempts: 0,
             key: None,
             head_timed_out: false,
+            poll_after: None,
         }
     }
 }
@@ -307,6 +321,19 @@ impl Client {
         body: Option<&Value>,
         deadline: Option<Instant>,
     ) -> Result<String, Error> {
+        self.call_hinted(op, params, body, deadline)
+            .map(|(text, _)| text)
+    }
+
+    /// `call_until` that also returns the answer's poll-after hint
+    /// (`openai-poll-after-ms`, or `Retry-After` on a success), for task polling.
+    pub(crate) fn call_hinted(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+        deadline: Option<Instant>,
+    ) -> Result<(String, Option<Duration>), Error> {
         self.run(op.name, |tally| {
             refuse_stream_flag(op, body)?;
             let path = op.path_with(params)?;
@@ -318,7 +345,8 @@ impl Client {
                 body: bytes.as_deref().map(|b| ("application/json", b)),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply, deadline, tally)
+            let text = self.exchange(&out, op.reply, deadline, tally)?;
+            Ok((text, tally.poll_after))
         })
     }
 
@@ -486,9 +514,23 @@ impl Client {
     ) -> Result<String, Error> {
         loop {
             let response = self.send(out, deadline, tally)?;
-            let failure = match self.read_text(response, self.options.max_response_bytes) {
-                Ok(text) => return judge(reply, text),
-                Err(e) => e,
+            crate::cancel::take_reset_seen();
+            let failure = match self
+                .read_text(response, self.options.max_response_bytes)
+                .and_then(|text| judge(reply, text))
+            {
+                Ok(text) => return Ok(text),
+                // ureq ends a body without length at a reset as if the server closed it:
+                // what looks like a bad answer is a broken connection.
+                Err(Error::Decode(_)) if crate::cancel::take_reset_seen() => {
+                    Error::Network("connection reset by the server while reading the answer".into())
+                }
+                Err(e) => {
+                    if !matches!(e, Error::Network(_) | Error::Timeout(_)) {
+                        return Err(e);
+                    }
+                    e
+                }
             };
             // The head came, the body broke (short, cut, reset, stalled): as retryable as a
             // failure before the head, within the same budget. A stalled body of a POST is
@@ -558,6 +600,7 @@ impl Client {
             };
             let (retryable, wait, why) = match &result {
                 Ok((r, url)) if r.status().is_success() => {
+                    tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
                     self.record(r, url, tally);
                     return result.map(|(r, _)| r);
                 }
@@ -648,15 +691,14 @@ impl Client {
         let mut body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
-            let sent = self.send_once(
+            let hop = Hop {
                 method,
-                &url,
-                trusted.then_some(out.auth),
+                url: &url,
+                auth: trusted.then_some(out.auth),
                 body,
-                out.accept,
-                deadline,
-                tally,
-            );
+                accept: out.accept,
+            };
+            let sent = self.send_once(&hop, deadline, tally);
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => return Attempt::Sent(Err(e)),
@@ -707,14 +749,17 @@ impl Client {
 
     fn send_once(
         &self,
-        method: Method,
-        url: &str,
-        auth: Option<Auth>,
-        body: Option<(&str, &[u8])>,
-        accept: &str,
+        hop: &Hop<'_>,
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        let Hop {
+            method,
+            url,
+            auth,
+            body,
+            accept,
+        } = *hop;
         let full_url = match auth {
             Some(Auth::QueryKey) => {
                 let sep = if url.contains('?') { '&' } else { '?' };
@@ -788,17 +833,31 @@ impl Client {
     }
 
     pub(crate) fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
-        let bytes = response
+        use std::io::Read;
+        let too_large =
+            || Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"));
+        // ureq's limit counts the bytes on the wire; `take` counts what they decode to,
+        // so a small gzip bomb cannot fill memory either.
+        let mut reader = response
             .into_body()
             .into_with_config()
             .limit(limit)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => {
-                    Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"))
-                }
-                other => map_ureq(other),
-            })?;
+            .reader()
+            .take(limit.saturating_add(1));
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| {
+            if e.get_ref()
+                .and_then(|i| i.downcast_ref::<ureq::Error>())
+                .is_some_and(|u| matches!(u, ureq::Error::BodyExceedsLimit(_)))
+            {
+                too_large()
+            } else {
+                crate::transport_error::map_io(e)
+            }
+        })?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
         String::from_utf8(bytes).map_err(|_| Error::Decode("answer is not valid UTF-8".into()))
     }
 

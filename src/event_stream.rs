@@ -178,6 +178,16 @@ impl EventStream {
                     return Ok(false);
                 }
                 Err(e) => {
+                    // A reset reads as the end of the stream (ureq): say what it was.
+                    let e = match e {
+                        Error::Stream { body: None, .. } if crate::cancel::take_reset_seen() => {
+                            Error::Network(format!(
+                                "connection reset by the server after {} stream event(s)",
+                                driver.delivered()
+                            ))
+                        }
+                        e => e,
+                    };
                     // A stream that breaks before its first event reached the caller is
                     // retried within the call's one retry budget; once one did, never.
                     let transient = matches!(e, Error::Network(_) | Error::Timeout(_));

@@ -27,7 +27,7 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{attach_current, current_cancelled, read_idle, POLL_SLICE};
+use crate::cancel::{attach_current, current_cancelled, note_reset, read_idle, POLL_SLICE};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -446,6 +446,9 @@ impl Transport for GwTransport {
                 }
                 Err(e) => {
                     self.check_cancel()?;
+                    if e.kind() == io::ErrorKind::ConnectionReset {
+                        note_reset();
+                    }
                     return Err(e.into());
                 }
             }
