@@ -103,15 +103,12 @@ static gw_go_res gw_go_video_wait(const gw_client *c, int family, const char *id
 	return r;
 }
 
-// A gw_file with struct_size = sizeof(gw_file). The size is written as the struct's first
-// word rather than by field name so this compiles against the header before struct_size
-// (where the first word is `data`, assigned right after) and after it.
+// A gw_file in C memory; struct_size tells gw which version of the struct this is.
 static gw_file *gw_go_file_new(const uint8_t *data, size_t len, const char *name,
                                const char *content_type) {
 	gw_file *f = calloc(1, sizeof(gw_file));
-	size_t size = sizeof(gw_file);
 	if (!f) return NULL;
-	memcpy(f, &size, sizeof size);
+	f->struct_size = sizeof(gw_file);
 	f->data = data;
 	f->len = len;
 	f->filename = name;
