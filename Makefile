@@ -5,9 +5,9 @@
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go
 
-.PHONY: all build demo test bench $(TEST_SUITES) install clean
+.PHONY: all build demo test bench bench-go $(TEST_SUITES) install clean
 
 all: build
 
@@ -46,6 +46,14 @@ test-c: build
 
 test-install: build
 	scripts/test-install.sh
+
+# bindings/go: vet, go test -race against gw-mock, builds from outside the repository.
+test-go: build
+	scripts/test-go.sh
+
+# The Go binding against openai-go and go-openai on gw-mock (fetches them; not in `make test`).
+bench-go: build
+	scripts/bench-go.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:
