@@ -102,6 +102,18 @@ impl Client {
         options: &WaitOptions,
         on_status: &mut dyn FnMut(&str, &str) -> bool,
     ) -> Result<String, Error> {
+        self.run("video wait", |_| {
+            self.wait_inner(family, task_id, options, on_status)
+        })
+    }
+
+    fn wait_inner(
+        &self,
+        family: TaskFamily,
+        task_id: &str,
+        options: &WaitOptions,
+        on_status: &mut dyn FnMut(&str, &str) -> bool,
+    ) -> Result<String, Error> {
         let started = Instant::now();
         let deadline =
             (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
@@ -154,7 +166,7 @@ impl Client {
                     started.elapsed().as_millis()
                 )));
             }
-            std::thread::sleep(interval);
+            self.cancel_token().sleep(interval)?;
         }
     }
 }

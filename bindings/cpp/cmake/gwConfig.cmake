@@ -22,9 +22,8 @@ find_dependency(Threads)
 if(NOT TARGET gw::gw)
     add_library(gw::gw SHARED IMPORTED)
     set_target_properties(gw::gw PROPERTIES
+        # The link to libgw.so.X.Y.Z; programs record its SONAME (libgw.so.X).
         IMPORTED_LOCATION "${_gw_prefix}/lib/libgw.so"
-        # libgw.so carries no SONAME: link it as -lgw rather than by its absolute path.
-        IMPORTED_NO_SONAME TRUE
         INTERFACE_INCLUDE_DIRECTORIES "${_gw_prefix}/include")
 endif()
 
