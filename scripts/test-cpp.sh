@@ -13,11 +13,16 @@ source scripts/lib/cpp-example.sh
 lib=target/release
 out=build/cpp-tests
 cxx="${CXX:-g++}"
-flags=(-std=c++17 -Wall -Wextra -Werror -Wshadow -g -O1 -fno-omit-frame-pointer
+flags=(-std=c++17 -Wall -Wextra -Werror -Wshadow -g -O0
        -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -Iinclude -Ibindings/cpp/include -pthread)
 mkdir -p "$out"
 start=$SECONDS
+# Objects built with other flags (or another compiler) are not reused.
+if [ "$(cat "$out/flags" 2>/dev/null)" != "$cxx ${flags[*]}" ]; then
+    rm -f "$out"/*.o
+    echo "$cxx ${flags[*]}" >"$out/flags"
+fi
 
 # Each file compiled once (two at a time; skipped when its object is newer than it and
 # every header), then linked twice.

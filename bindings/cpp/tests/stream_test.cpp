@@ -162,7 +162,7 @@ TEST_F(Streams, TruncatedStreamIsGwStreamAndNotASilentSuccess)
 
 TEST_F(Streams, OpenFailuresAreErrorsWithMetadata)
 {
-    support::mock_fault(R"({"action": "status", "status": 403, "headers": {"x-request-id": "req_open"}})");
+    support::mock_fault(R"({"action": "status", "status": 403, "headers": {"x-fault-note": "open"}})");
     try {
         c.chat_stream(chat_request());
         FAIL() << "a 403 must be thrown at open";
@@ -170,7 +170,8 @@ TEST_F(Streams, OpenFailuresAreErrorsWithMetadata)
         EXPECT_EQ(e.status(), 403);
         EXPECT_EQ(e.type(), "permission_error");
         EXPECT_EQ(e.meta().status(), 403);
-        EXPECT_EQ(e.request_id().value_or(""), "req_open");
+        EXPECT_EQ(e.meta().header("x-fault-note").value_or(""), "open");
+        EXPECT_EQ(e.request_id().value_or("").rfind("req_mock_", 0), 0u) << e.meta().json();
     }
     const auto refused = c.try_chat_stream(R"({"model": "m", "messages": []})");
     ASSERT_FALSE(refused.ok());
