@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The C++ suite (bindings/cpp/tests): GoogleTest built with -Wall -Wextra -Werror and
+# The C++ suite (bindings/cpp/tests): the header compiled under strict warnings (g++ and
+# clang++, C++17 and C++20, with and without exceptions); GoogleTest built with -Wall -Wextra -Werror and
 # AddressSanitizer + UndefinedBehaviorSanitizer, linked once with libgw.so and once with
 # libgw.a; a -fno-exceptions program over the try_ API; and the installed package: `make
 # install` into a scratch prefix (and a DESTDIR staging), examples/cpp built with CMake
@@ -62,6 +63,22 @@ fi
     -o "$out/no_exceptions" -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib"
 echo "test-cpp: built in $((SECONDS - start)) s"
 
+# The header under the strict warnings users turn on, with both compilers and standards.
+strict=(-Wall -Wextra -Werror -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wold-style-cast
+        -Wnon-virtual-dtor -Wcast-qual -Wundef -Iinclude -Ibindings/cpp/include -fsyntax-only)
+strict_failed=0
+for compiler in g++ clang++; do
+    for std in c++17 c++20; do
+        for exceptions in -fexceptions -fno-exceptions; do
+            extra=()
+            [ "$compiler" = g++ ] || extra=(-Wnullable-to-nonnull-conversion)  # gw.h's nullability
+            "$compiler" -std="$std" "$exceptions" "${strict[@]}" "${extra[@]}" \
+                bindings/cpp/tests/strict_flags_check.cpp ||
+                { echo "test-cpp: gw/gw.hpp warns under $compiler -std=$std $exceptions" >&2; strict_failed=1; }
+        done
+    done
+done
+
 start_mock
 export GW_TEST_BASE_URL="$MOCK_URL"
 echo "test-cpp: gw-mock at $GW_TEST_BASE_URL"
@@ -69,6 +86,7 @@ echo "test-cpp: gw-mock at $GW_TEST_BASE_URL"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 failed=()
+[ "$strict_failed" -eq 0 ] || failed+=(strict-warnings)
 
 echo "test-cpp: GoogleTest, linked with libgw.so"
 "$out/gw_cpp_tests_shared" --gtest_brief=1 || failed+=(shared)
