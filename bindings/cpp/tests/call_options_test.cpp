@@ -33,7 +33,24 @@ TEST_F(CallOpts, HeadersAndIdempotencyKeyReachTheWireForThatCallOnly)
     EXPECT_EQ(support::recorded_header(req, 0, "x-trace"), "t-1");
     EXPECT_EQ(support::recorded_header(req, 0, "idempotency-key"), "idem-42");
     EXPECT_EQ(support::recorded_header(req, 1, "x-trace"), "");
-    EXPECT_EQ(support::recorded_header(req, 1, "idempotency-key"), "");
+    // The next call has gw's own automatic key, not this call's.
+    const std::string automatic = support::recorded_header(req, 1, "idempotency-key");
+    EXPECT_FALSE(automatic.empty());
+    EXPECT_NE(automatic, "idem-42");
+}
+
+TEST_F(CallOpts, ClientWithoutAutomaticIdempotencyKeys)
+{
+    gw::ClientOptions opts = support::options();
+    opts.idempotency_keys = false;
+    const gw::Client plain(opts);
+    plain.chat(chat_request());
+    gw::CallOptions o;
+    o.idempotency_key = "explicit";
+    plain.chat(chat_request(), o);
+    const std::string req = support::mock_requests();
+    EXPECT_EQ(support::recorded_header(req, 0, "idempotency-key"), "");
+    EXPECT_EQ(support::recorded_header(req, 1, "idempotency-key"), "explicit");
 }
 
 TEST_F(CallOpts, IdempotencyKeyIsKeptAcrossRetries)

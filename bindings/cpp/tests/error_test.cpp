@@ -153,11 +153,15 @@ TEST(Options, ClientOptionsJson)
     o.headers["X-Team"] = "a\\b";
     o.validate = false;
     o.max_line_bytes = 1024;
+    o.first_byte_timeout = std::chrono::minutes(2);
+    o.idempotency_keys = false;
     o.user_agent = "app/1";
+    o.max_idle_connections = 4;
     EXPECT_EQ(o.to_json(),
               R"({"base_url":"http://127.0.0.1:1","api_key":"sk-\"quoted\"","connect_timeout_ms":0,)"
-              R"("total_timeout_ms":30000,"max_retries":0,"headers":{"X-Team":"a\\b"},)"
-              R"("validate":false,"max_line_bytes":1024,"user_agent":"app/1"})");
+              R"("first_byte_timeout_ms":120000,"total_timeout_ms":30000,"max_retries":0,)"
+              R"("headers":{"X-Team":"a\\b"},"validate":false,"max_line_bytes":1024,)"
+              R"("idempotency_keys":false,"user_agent":"app/1","max_idle_connections":4})");
 }
 
 TEST(Options, CallAndWaitOptionsJson)
@@ -167,12 +171,13 @@ TEST(Options, CallAndWaitOptionsJson)
     c.cancel = gw::CancelToken();  // not part of the JSON
     EXPECT_EQ(c.to_json(), "");
     c.read_timeout = std::chrono::milliseconds(250);
+    c.first_byte_timeout = std::chrono::seconds(1);
     c.max_retries = 5;
     c.headers["x-a"] = "1";
     c.headers["x-b"] = "2";
     c.idempotency_key = "key-1";
     c.validate = true;
-    EXPECT_EQ(c.to_json(), R"({"read_timeout_ms":250,"max_retries":5,"headers":{"x-a":"1","x-b":"2"},)"
+    EXPECT_EQ(c.to_json(), R"({"first_byte_timeout_ms":1000,"read_timeout_ms":250,"max_retries":5,"headers":{"x-a":"1","x-b":"2"},)"
                            R"("idempotency_key":"key-1","validate":true})");
     EXPECT_EQ(gw::WaitOptions{}.to_json(), "");
     gw::WaitOptions w;

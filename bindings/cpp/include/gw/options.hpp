@@ -62,7 +62,8 @@ struct ClientOptions {
     std::string base_url;
     std::string api_key;  // never printed by gw, nor by this binding
     std::optional<std::chrono::milliseconds> connect_timeout;
-    std::optional<std::chrono::milliseconds> read_timeout;
+    std::optional<std::chrono::milliseconds> first_byte_timeout;  // wait for an answer's head
+    std::optional<std::chrono::milliseconds> read_timeout;        // silence once it has begun
     std::optional<std::chrono::milliseconds> total_timeout;
     std::optional<unsigned> max_retries;
     std::optional<std::chrono::milliseconds> retry_base_delay;
@@ -74,7 +75,10 @@ struct ClientOptions {
     std::optional<bool> allow_insecure_http;
     std::optional<std::size_t> max_response_bytes;
     std::optional<std::size_t> max_line_bytes;
+    std::optional<std::size_t> max_event_bytes;
+    std::optional<bool> idempotency_keys;  // false: no automatic Idempotency-Key on POSTs
     std::string user_agent;
+    std::optional<unsigned> max_idle_connections;
 
     // The options JSON for gw_client_create. It holds the API key: do not log it.
     std::string to_json() const
@@ -84,6 +88,7 @@ struct ClientOptions {
         detail::string_member(out, "base_url", base_url);
         detail::string_member(out, "api_key", api_key);
         member(out, "connect_timeout_ms", connect_timeout);
+        member(out, "first_byte_timeout_ms", first_byte_timeout);
         member(out, "read_timeout_ms", read_timeout);
         member(out, "total_timeout_ms", total_timeout);
         if (max_retries) detail::raw_member(out, "max_retries", std::to_string(*max_retries));
@@ -97,7 +102,12 @@ struct ClientOptions {
         if (max_response_bytes)
             detail::raw_member(out, "max_response_bytes", std::to_string(*max_response_bytes));
         if (max_line_bytes) detail::raw_member(out, "max_line_bytes", std::to_string(*max_line_bytes));
+        if (max_event_bytes)
+            detail::raw_member(out, "max_event_bytes", std::to_string(*max_event_bytes));
+        member(out, "idempotency_keys", idempotency_keys);
         detail::string_member(out, "user_agent", user_agent);
+        if (max_idle_connections)
+            detail::raw_member(out, "max_idle_connections", std::to_string(*max_idle_connections));
         return out + "}";
     }
 };
@@ -106,11 +116,13 @@ struct ClientOptions {
 // its connection pool), so these apply to that call only, and the metadata is that call's.
 struct CallOptions {
     std::optional<std::chrono::milliseconds> total_timeout;
+    std::optional<std::chrono::milliseconds> first_byte_timeout;
     std::optional<std::chrono::milliseconds> read_timeout;
     std::optional<std::chrono::milliseconds> connect_timeout;
     std::optional<unsigned> max_retries;
     std::map<std::string, std::string> headers;  // merged over the client's headers
-    std::string idempotency_key;                 // sent as Idempotency-Key, kept across retries
+    // Sent as Idempotency-Key on every attempt (in place of gw's automatic one).
+    std::string idempotency_key;
     std::optional<bool> validate;
     // Cancels the call (streams: until the Stream is finished or destroyed).
     std::optional<CancelToken> cancel;
@@ -124,6 +136,7 @@ struct CallOptions {
         using detail::member;
         std::string out = "{";
         member(out, "total_timeout_ms", total_timeout);
+        member(out, "first_byte_timeout_ms", first_byte_timeout);
         member(out, "read_timeout_ms", read_timeout);
         member(out, "connect_timeout_ms", connect_timeout);
         if (max_retries) detail::raw_member(out, "max_retries", std::to_string(*max_retries));
