@@ -126,7 +126,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "no first byte in time",
-            fault: json!({"action": "delay", "ms": 1500, "times": 10}),
+            fault: json!({"action": "delay", "ms": 2500, "times": 10}),
             expect: &[
                 (Plain, GW_TIMEOUT, 3),
                 (Stream, GW_TIMEOUT, 3),
@@ -166,7 +166,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "gzip bomb",
-            fault: json!({"action": "gzip", "pad_bytes": 16 << 20}),
+            fault: json!({"action": "gzip", "pad_bytes": 4 << 20}),
             expect: &[
                 (Plain, GW_TOO_LARGE, 1),
                 (Upload, GW_TOO_LARGE, 1),
@@ -236,7 +236,7 @@ fn every_fault_against_every_family() {
                 &mock,
                 json!({
                     "max_retries": 2,
-                    "first_byte_timeout_ms": 300,
+                    "first_byte_timeout_ms": 1000,
                     "read_timeout_ms": 300,
                     "total_timeout_ms": deadline.as_millis() as u64,
                     "max_response_bytes": 1 << 20,
