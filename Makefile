@@ -5,7 +5,7 @@
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp
 
 .PHONY: all build demo test bench bench-go $(TEST_SUITES) install clean
 
@@ -54,6 +54,9 @@ test-go: build
 # The Go binding against openai-go and go-openai on gw-mock (fetches them; not in `make test`).
 bench-go: build
 	scripts/bench-go.sh
+
+test-cpp: build
+	scripts/test-cpp.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

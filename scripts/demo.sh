@@ -34,5 +34,6 @@ for example in chat_stream image video; do
     "$bin/$example"
 done
 scripts/demo-go.sh
+scripts/demo-cpp.sh
 echo
 echo "demo: all examples succeeded"
