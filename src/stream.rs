@@ -87,6 +87,12 @@ impl<R: BufRead> StreamDriver<R> {
         }
     }
 
+    /// After the terminal event: reads the rest of the body (bounded) so the
+    /// connection goes back to the pool instead of being closed.
+    pub fn drain(&mut self, limit: usize) -> bool {
+        self.parser.drain(limit)
+    }
+
     /// The assembled final object once `Step::Done` was returned.
     pub fn take_final(&mut self) -> Option<String> {
         self.final_object.take()

@@ -125,6 +125,13 @@ impl MockGateway {
         self.shared.request_count()
     }
 
+    /// TCP connections the mock has accepted (all of them, control ones included).
+    pub fn connection_count(&self) -> usize {
+        self.shared
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Clears recordings, queued faults, tasks and the id counter.
     pub fn reset(&self) {
         self.shared.reset();
