@@ -531,6 +531,68 @@ fn edge_values_inside_the_limits_are_accepted() {
     }
 }
 
+/// Values OpenAI's API defines, which real gateways accept, are sent although the API
+/// document lists fewer: a value outside the document's list is refused only when OpenAI
+/// does not define it either (issue 9).
+#[test]
+fn values_openai_defines_are_sent() {
+    let gw = Gateway::start();
+    let chat = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+    let c = Via::Json(&ops::CHAT, &[]);
+    let mut accepted: Vec<(Via, Value)> = vec![
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "developer", "content": "be brief"}, {"role": "user", "content": "hi"}]}),
+        ),
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "function", "name": "f", "content": "{}"}]}),
+        ),
+        (
+            c,
+            chat_part(
+                json!({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+            ),
+        ),
+        (
+            c,
+            chat_part(json!({"type": "file", "file": {"file_id": "file-1"}})),
+        ),
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}]}),
+        ),
+    ];
+    for effort in ["none", "minimal", "xhigh"] {
+        accepted.push((c, with(&chat, json!({"reasoning_effort": effort}))));
+        accepted.push((
+            Via::Json(&ops::RESPONSES, &[]),
+            json!({"model": "m", "input": "hi", "reasoning": {"effort": effort}}),
+        ));
+    }
+    accepted.push((
+        Via::Json(&ops::IMAGE_GENERATE, &[]),
+        json!({"model": "m", "prompt": "p", "size": "auto"}),
+    ));
+    let edit = Via::Json(&ops::IMAGE_EDIT, &[]);
+    accepted.push((
+        edit,
+        json!({"model": "m", "prompt": "p", "image": "https://i.example/a.png", "size": "auto"}),
+    ));
+    // OpenAI's JSON edit form: images as objects, the mask an object too.
+    accepted.push((edit, json!({"model": "m", "prompt": "p", "images": [{"image_url": "https://i.example/a.png"}, {"file_id": "file-2"}], "mask": {"image_url": "https://i.example/m.png"}})));
+    accepted.push((
+        Via::Form,
+        json!({"model": "m", "prompt": "p", "size": "auto"}),
+    ));
+
+    for (i, (via, body)) in accepted.iter().enumerate() {
+        let answer = via.send(&gw.client, body);
+        assert!(answer.is_ok(), "{} {body}: {answer:?}", via.op().name);
+        assert_eq!(gw.mock.request_count(), i + 1, "{body} was sent");
+    }
+}
+
 // ---- "validate": false ----
 
 #[test]

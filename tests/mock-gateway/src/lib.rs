@@ -13,6 +13,7 @@ mod intake;
 mod multipart;
 mod record;
 mod routes;
+mod shapes;
 mod state;
 mod stream;
 mod validate;
