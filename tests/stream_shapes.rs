@@ -131,6 +131,7 @@ fn keepalive_objects_are_events_without_text() {
     assert!(pings.clone().all(|s| s.text.is_none()));
     assert_eq!(v["choices"][0]["message"]["content"], "Echo: one two");
     assert_eq!(v["object"], "chat.completion");
+    assert!(v.get("type").is_none(), "a keep-alive leaves no trace: {v}");
 }
 
 #[test]
