@@ -98,12 +98,12 @@ impl ChatAssembler {
     pub(crate) fn finish(self) -> String {
         let mut top = self.top;
         let mut out = Map::new();
-        out.insert("id".into(), top.remove("id").unwrap_or(Value::Null));
+        out.insert("id".into(), top.shift_remove("id").unwrap_or(Value::Null));
         out.insert("object".into(), "chat.completion".into());
         for key in ["created", "model"] {
-            out.insert(key.into(), top.remove(key).unwrap_or(Value::Null));
+            out.insert(key.into(), top.shift_remove(key).unwrap_or(Value::Null));
         }
-        let usage = top.remove("usage");
+        let usage = top.shift_remove("usage");
         out.extend(top);
         let choices: Vec<Value> = self
             .choices
@@ -144,7 +144,9 @@ impl ChoiceSoFar {
         let mut message = Map::new();
         message.insert(
             "role".into(),
-            source.remove("role").unwrap_or_else(|| "assistant".into()),
+            source
+                .shift_remove("role")
+                .unwrap_or_else(|| "assistant".into()),
         );
         // As in a non-streamed answer: no text beside tool calls is a null content.
         let no_text = if self.tool_calls.is_empty() {
@@ -154,7 +156,7 @@ impl ChoiceSoFar {
         };
         message.insert(
             "content".into(),
-            source.remove("content").unwrap_or(no_text),
+            source.shift_remove("content").unwrap_or(no_text),
         );
         message.extend(source);
         if !self.tool_calls.is_empty() {
@@ -164,12 +166,12 @@ impl ChoiceSoFar {
         let mut out = Map::new();
         out.insert("index".into(), index.into());
         out.insert("message".into(), Value::Object(message));
-        if let Some(lp) = fields.remove("logprobs") {
+        if let Some(lp) = fields.shift_remove("logprobs") {
             out.insert("logprobs".into(), lp);
         }
         out.insert(
             "finish_reason".into(),
-            fields.remove("finish_reason").unwrap_or(Value::Null),
+            fields.shift_remove("finish_reason").unwrap_or(Value::Null),
         );
         out.extend(fields);
         Value::Object(out)

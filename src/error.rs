@@ -232,7 +232,7 @@ fn server_error(body: &str) -> Option<(Map<String, Value>, Map<String, Value>)> 
     let Value::Object(mut outer) = error_body_json(body)? else {
         return None;
     };
-    let inner = match outer.remove("error") {
+    let inner = match outer.shift_remove("error") {
         Some(Value::Object(e)) => e,
         Some(Value::String(s)) => Map::from_iter([("message".to_string(), Value::from(s))]),
         Some(other) => {

@@ -249,7 +249,7 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
                 .unwrap_or_else(|| data.clone());
             if let Some(obj) = detail.as_object_mut() {
                 if obj.get("type").and_then(Value::as_str) == Some("error") {
-                    obj.remove("type");
+                    obj.shift_remove("type");
                 }
                 // The failed response (its id, its partial output) goes with the error.
                 if let Some(response) = data.get("response").filter(|r| r.is_object()) {

@@ -245,7 +245,7 @@ fn responses_stream_faults_truncate_and_error() {
     m.push_fault(json!({"action": "stream_error", "after_events": 1}));
     let err = post_json(m.addr(), "/v1/responses", "sk-test", &body);
     assert!(err.body.ends_with(
-        "event: error\ndata: {\"code\":\"stream_failure\",\"message\":\"upstream model failed\",\"type\":\"error\"}\n\n"
+        "event: error\ndata: {\"type\":\"error\",\"code\":\"stream_failure\",\"message\":\"upstream model failed\"}\n\n"
     ), "{}", err.body);
 
     let whole = post_json(m.addr(), "/v1/responses", "sk-test", &body);
