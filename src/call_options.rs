@@ -14,6 +14,7 @@ pub struct CallOptions {
     pub total_timeout_ms: Option<u64>,
     pub read_timeout_ms: Option<u64>,
     pub connect_timeout_ms: Option<u64>,
+    pub first_byte_timeout_ms: Option<u64>,
     pub max_retries: Option<u32>,
     /// Merged over the base's headers (same name: this value wins).
     pub headers: Option<BTreeMap<String, String>>,
@@ -28,6 +29,6 @@ impl CallOptions {
         if json.trim().is_empty() {
             return Ok(CallOptions::default());
         }
-        serde_json::from_str(json).map_err(|e| Error::invalid(format!("options: {e}")))
+        crate::options::parse_named(json)
     }
 }

@@ -127,7 +127,9 @@ impl EventStream {
             return Err(stream::non_stream_answer(&text));
         }
         let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
-        let parser = SseParser::new(reader, self.client.options().max_line_bytes);
+        let options = self.client.options();
+        let parser =
+            SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
         Ok(StreamDriver::new(self.kind, parser))
     }
 
@@ -145,6 +147,7 @@ impl EventStream {
     pub fn advance(&mut self) -> Result<bool, Error> {
         self.has_event = false;
         let _scope = CallScope::resume(&self.token, self.call);
+        crate::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
             let driver = match &mut self.state {
                 State::Running(d) => d,
@@ -175,6 +178,16 @@ impl EventStream {
                     return Ok(false);
                 }
                 Err(e) => {
+                    // A reset reads as the end of the stream (ureq): say what it was.
+                    let e = match e {
+                        Error::Stream { body: None, .. } if crate::cancel::take_reset_seen() => {
+                            Error::Network(format!(
+                                "connection reset by the server after {} stream event(s)",
+                                driver.delivered()
+                            ))
+                        }
+                        e => e,
+                    };
                     // A stream that breaks before its first event reached the caller is
                     // retried within the call's one retry budget; once one did, never.
                     let transient = matches!(e, Error::Network(_) | Error::Timeout(_));

@@ -23,6 +23,7 @@ mod client;
 mod error;
 mod event_stream;
 pub mod ffi;
+mod idempotency;
 pub mod log;
 mod meta;
 mod multipart;
@@ -45,7 +46,7 @@ pub use meta::ResponseMeta;
 pub use multipart::{FilePart, Form};
 pub use options::{BaseUrl, Options};
 pub use stream::StreamEvent;
-pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions};
+pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -112,6 +112,12 @@ impl<R: BufRead> StreamDriver<R> {
                     "a stream line is over max_line_bytes ({limit} bytes)"
                 )))
             }
+            Err(SseError::EventTooLarge { limit }) => {
+                return Err(Error::TooLarge(format!(
+                    "a stream event is over max_event_bytes ({limit} bytes)"
+                )))
+            }
+
             Err(SseError::Io(e)) => return Err(with_context(map_io(e), self.delivered)),
         };
         if ev.data.trim() == "[DONE]" {
@@ -125,10 +131,21 @@ impl<R: BufRead> StreamDriver<R> {
             return Ok(Step::Done);
         }
         let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
-            Error::Decode(format!(
-                "stream event {} is not valid JSON ({e})",
-                self.delivered
-            ))
+            if ev.cut {
+                // A fragment at the very end: the connection closed mid-event.
+                Error::Stream {
+                    message: format!(
+                        "the stream was cut mid-line after {} event(s) (connection closed)",
+                        self.delivered
+                    ),
+                    body: None,
+                }
+            } else {
+                Error::Decode(format!(
+                    "stream event {} is not valid JSON ({e})",
+                    self.delivered
+                ))
+            }
         })?;
         self.choice = 0;
         self.text = None;
@@ -303,6 +320,44 @@ mod tests {
         assert_eq!(v["choices"][0]["message"]["role"], "assistant");
         assert_eq!(v["choices"][0]["finish_reason"], "stop");
         assert_eq!(deltas, [None, Some("Hel".into()), Some("lo".into()), None]);
+    }
+
+    #[test]
+    fn a_stream_cut_mid_line_is_a_stream_error_not_a_decode_error() {
+        let cut = "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"id\":\"c1\",\"cho";
+        match run(StreamKind::Chat, cut).0 {
+            Err(Error::Stream { message, .. }) => {
+                assert!(message.contains("cut mid-line"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // A server that only omits the last newline still ends cleanly.
+        let (result, _) = run(
+            StreamKind::Chat,
+            &CHAT.replace("data: [DONE]\n\n", "data: [DONE]"),
+        );
+        assert!(result.is_ok(), "{result:?}");
+    }
+
+    #[test]
+    fn one_event_per_choice_with_text() {
+        let text = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}},{\"index\":1,\"delta\":{\"content\":\"Bon\"}}]}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let mut parser_events = Vec::new();
+        let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
+        let done = drive(StreamKind::Chat, parser, &mut |ev| {
+            parser_events.push((ev.choice_index, ev.text_delta.map(String::from), ev.index));
+            true
+        })
+        .unwrap();
+        assert_eq!(
+            parser_events,
+            [(0, Some("Hel".into()), 0), (1, Some("Bon".into()), 1)]
+        );
+        let v: Value = serde_json::from_str(&done).unwrap();
+        assert_eq!(v["choices"][1]["message"]["content"], "Bon");
     }
 
     #[test]

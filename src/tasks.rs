@@ -10,6 +10,9 @@ use crate::error::Error;
 use crate::ops::{self, Operation};
 use crate::Client;
 
+/// The shortest pause between two polls, whatever `interval_ms` or the server says.
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
+
 /// The task families whose status can be queried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskFamily {
@@ -124,8 +127,8 @@ impl Client {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let record = self
-                .call_until(family.status_op(), &[task_id], None, poll_deadline)
+            let (record, hint) = self
+                .call_hinted(family.status_op(), &[task_id], None, poll_deadline)
                 .map_err(|e| match e {
                     Error::Timeout(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
                         Error::Timeout(format!(
@@ -160,6 +163,14 @@ impl Client {
                 }
                 Phase::Running => {}
             }
+            // The task's own hint wins over the interval; never a tight loop, never
+            // longer than a server may ask a retry to wait.
+            let cap = Duration::from_millis(self.options().retry_after_cap_ms);
+            let interval = match hint {
+                Some(h) => h.min(cap),
+                None => interval,
+            }
+            .max(MIN_POLL_INTERVAL);
             if deadline.is_some_and(|d| Instant::now() + interval >= d) {
                 return Err(Error::Timeout(format!(
                     "task {task_id} still '{status}' after {} ms (timeout_ms)",

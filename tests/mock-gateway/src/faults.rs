@@ -62,6 +62,16 @@ pub enum Action {
     Drip {
         interval_ms: u64,
     },
+    /// A gzip-compressed answer: `body`, then `pad_bytes` zeros (a zip bomb when large).
+    Gzip {
+        body: String,
+        pad_bytes: usize,
+    },
+    /// Bytes written as they are on a fresh connection (see raw.rs), then `end`.
+    Raw {
+        bytes: String,
+        end: RawEnd,
+    },
     HugeLine {
         after: usize,
         bytes: usize,
@@ -85,7 +95,22 @@ pub enum ErrorShape {
     Plain,
 }
 
+/// How a raw answer ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawEnd {
+    /// FIN after the bytes.
+    Close,
+    /// RST after the bytes (SO_LINGER 0).
+    Reset,
+    /// Nothing more, connection kept open.
+    Hang,
+}
+
 impl Action {
+    pub fn is_raw(&self) -> bool {
+        matches!(self, Action::Raw { .. })
+    }
+
     pub fn is_stream(&self) -> bool {
         matches!(
             self,
@@ -112,7 +137,8 @@ impl Fault {
             Action::StreamShape { shape } => path == shape.path(),
             _ => true,
         };
-        path_ok && endpoint_ok && (is_stream || !self.action.is_stream())
+        // Raw faults are played by raw.rs before hyper sees the request.
+        path_ok && endpoint_ok && !self.action.is_raw() && (is_stream || !self.action.is_stream())
     }
 }
 
@@ -186,6 +212,31 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
         "delay" => Action::Delay {
             ms: uint("ms", 1000)?,
         },
+        "raw" => Action::Raw {
+            bytes: obj
+                .get("bytes")
+                .and_then(Value::as_str)
+                .ok_or("bytes: is required (the answer's bytes, as text)")?
+                .to_string(),
+            end: match obj.get("then").and_then(Value::as_str).unwrap_or("close") {
+                "close" => RawEnd::Close,
+                "reset" => RawEnd::Reset,
+                "hang" => RawEnd::Hang,
+                other => {
+                    return Err(format!(
+                        "then: must be close, reset or hang (got {other:?})"
+                    ))
+                }
+            },
+        },
+        "gzip" => Action::Gzip {
+            body: obj
+                .get("body")
+                .and_then(Value::as_str)
+                .unwrap_or("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"zipped\"},\"finish_reason\":\"stop\"}]}")
+                .to_string(),
+            pad_bytes: uint("pad_bytes", 0)? as usize,
+        },
         "garbage" => Action::Garbage,
         "wrong_shape" => Action::WrongShape,
         "huge_body" => Action::HugeBody {
@@ -241,6 +292,9 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
 
 /// The answer for a non-stream fault (never called for Delay or stream actions).
 pub fn respond(action: &Action) -> Response {
+    if let Action::Gzip { body, pad_bytes } = action {
+        return gzip_answer(body, *pad_bytes);
+    }
     let (status, ctype, body, extra): (StatusCode, &str, String, Vec<(String, String)>) =
         match action {
             Action::Status {
@@ -334,6 +388,28 @@ fn error_body(status: StatusCode, shape: ErrorShape) -> (&'static str, String) {
         ),
         ErrorShape::Plain => ("text/plain", format!("upstream connect error ({n})")),
     }
+}
+
+fn gzip_answer(body: &str, pad_bytes: usize) -> Response {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = encoder.write_all(body.as_bytes());
+    let zeros = vec![b' '; 1 << 16];
+    let mut left = pad_bytes;
+    while left > 0 {
+        let n = left.min(zeros.len());
+        let _ = encoder.write_all(&zeros[..n]);
+        left -= n;
+    }
+    let compressed = encoder.finish().unwrap_or_default();
+    let mut resp = Response::new(Body::from(compressed));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    resp
 }
 
 /// The error object an injected status carries when the fault gives no body.
