@@ -220,9 +220,10 @@ impl ToolCalls {
             }
             return slot;
         }
-        let names_one = !function_name(d).is_empty();
+        // A new function name while the last call already has one: a new call.
+        let new_name = !function_name(d).is_empty();
         match self.calls.last() {
-            Some(last) if !(names_one && !function_name(last).is_empty()) => self.calls.len() - 1,
+            Some(last) if !new_name || function_name(last).is_empty() => self.calls.len() - 1,
             _ => self.push(),
         }
     }
