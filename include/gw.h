@@ -207,7 +207,9 @@ typedef struct gw_stream gw_stream;
 typedef struct gw_event {
   /**
    * The SSE event name: "message" for chat chunks, e.g.
-   * "response.output_text.delta" for the Responses format. Never NULL.
+   * "response.output_text.delta" for the Responses format (a Responses
+   * event sent without an `event:` line is named by its data's `type`).
+   * Never NULL.
    */
   const char *event;
   /**
@@ -334,9 +336,11 @@ int gw_responses(const struct gw_client *client,
 /**
  * POST /v1/responses with `"stream": true`. Events carry their `event:` name;
  * `text_delta` is set for `response.output_text.delta`. On success `*out` is
- * the `response` object of `response.completed`; `error` and
- * `response.failed` events, or an end before `response.completed`, are
- * `GW_STREAM`. Callback rules as `gw_chat_stream`.
+ * the `response` object of `response.completed`, or of `response.incomplete`
+ * (`status` "incomplete", e.g. max_output_tokens reached); `error` and
+ * `response.failed` events (the error JSON then holds the failed `response`),
+ * or an end before a terminal event, are `GW_STREAM`. Callback rules as
+ * `gw_chat_stream`.
  */
 int gw_responses_stream(const struct gw_client *client,
                         const char *request_json,
@@ -575,7 +579,8 @@ int gw_chat_stream_open(const struct gw_client *client,
 
 /**
  * POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
- * `gw_stream_finish` gives the `response` of `response.completed`.
+ * `gw_stream_finish` gives the `response` of `response.completed` (or of
+ * `response.incomplete`).
  */
 int gw_responses_stream_open(const struct gw_client *client,
                              const char *request_json,
@@ -588,7 +593,7 @@ int gw_responses_stream_open(const struct gw_client *client,
  * Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
  * valid until the next call on it); `GW_DONE` after the terminal event (chat:
  * `data: [DONE]`, not itself an event; Responses: after `response.completed`
- * was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+ * or `response.incomplete` was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
  * `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
  * JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
  * call returns the same status. `*event` is NULL unless `GW_OK`.

@@ -14,6 +14,7 @@ mod multipart;
 mod raw;
 mod record;
 mod routes;
+mod shapes;
 mod state;
 mod stream;
 mod validate;
