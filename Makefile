@@ -5,14 +5,16 @@
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp
 
-.PHONY: all build demo test bench $(TEST_SUITES) install clean
+.PHONY: all build demo test bench bench-go $(TEST_SUITES) install clean
 
 all: build
 
+# The localising step makes target/release/libgw.a export only gw_* (see the script).
 build:
 	$(CARGO) build --release --workspace
+	scripts/localize-static.sh
 
 demo:
 	scripts/demo.sh
@@ -33,15 +35,29 @@ test-rust:
 	$(CARGO) test --workspace
 	$(CARGO) test --features platform-verifier --test tls
 
-# The build regenerates include/gw.h; the checked-in copy must already match it.
+# The build regenerates include/gw.h; the checked-in copy must already match it, and compile
+# as C89, as C++ and under clang's nullability checks.
 test-header: build
-	scripts/check-header.sh
+	scripts/test-header.sh
 
+# The C suite, then libgw.a linked beside another Rust static library.
 test-c: build
 	scripts/test-c.sh
+	scripts/test-static.sh
 
 test-install: build
 	scripts/test-install.sh
+
+# bindings/go: vet, go test -race against gw-mock, builds from outside the repository.
+test-go: build
+	scripts/test-go.sh
+
+# The Go binding against openai-go and go-openai on gw-mock (fetches them; not in `make test`).
+bench-go: build
+	scripts/bench-go.sh
+
+test-cpp: build
+	scripts/test-cpp.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

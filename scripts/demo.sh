@@ -33,5 +33,7 @@ for example in chat_stream image video; do
     echo "== examples/$example.c"
     "$bin/$example"
 done
+scripts/demo-go.sh
+scripts/demo-cpp.sh
 echo
 echo "demo: all examples succeeded"

@@ -14,6 +14,7 @@ pub struct CallOptions {
     pub total_timeout_ms: Option<u64>,
     pub read_timeout_ms: Option<u64>,
     pub connect_timeout_ms: Option<u64>,
+    pub first_byte_timeout_ms: Option<u64>,
     pub max_retries: Option<u32>,
     /// Merged over the base's headers (same name: this value wins).
     pub headers: Option<BTreeMap<String, String>>,

@@ -125,6 +125,33 @@ type Slot = Option<(*const CancelToken, u64)>;
 
 thread_local! {
     static CURRENT: Cell<Slot> = const { Cell::new(None) };
+    /// The longest silence allowed on a read now: None while waiting for an
+    /// answer's head (first_byte_timeout_ms bounds that), read_timeout_ms after.
+    static READ_IDLE: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+}
+
+thread_local! {
+    /// A read on this thread's call saw ECONNRESET. ureq reads a reset as the end of
+    /// a body without length, so the call asks here to name it a network failure.
+    static RESET_SEEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(crate) fn note_reset() {
+    let _ = RESET_SEEN.try_with(|c| c.set(true));
+}
+
+/// Whether a reset was seen since the last call of this; clears it.
+pub(crate) fn take_reset_seen() -> bool {
+    RESET_SEEN.try_with(|c| c.replace(false)).unwrap_or(false)
+}
+
+/// Sets the idle limit for reads on this thread (see `READ_IDLE`).
+pub(crate) fn set_read_idle(limit: Option<Duration>) {
+    let _ = READ_IDLE.try_with(|c| c.set(limit));
+}
+
+pub(crate) fn read_idle() -> Option<Duration> {
+    READ_IDLE.try_with(|c| c.get()).ok().flatten()
 }
 
 static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
@@ -168,6 +195,8 @@ impl CallScope {
     }
 
     fn with_call(token: &Arc<CancelToken>, call: u64, release: bool) -> CallScope {
+        set_read_idle(None);
+        take_reset_seen();
         let previous = swap_current(Some((token.clone(), call)));
         CallScope {
             token: token.clone(),

@@ -92,10 +92,27 @@ pub(crate) struct Outgoing<'a> {
     pub accept: &'static str,
 }
 
+/// One request of an attempt: the first, or one a redirect leads to.
+#[derive(Clone, Copy)]
+struct Hop<'a> {
+    method: Method,
+    url: &'a str,
+    /// None once a redirect left the base URL's origin: no credentials.
+    auth: Option<Auth>,
+    body: Option<(&'a str, &'a [u8])>,
+    accept: &'a str,
+}
+
 /// What a call has done so far: for the retry budget and `last_response`.
 pub(crate) struct Tally {
     pub started: Instant,
     pub attempts: u32,
+    /// The call's `Idempotency-Key`, chosen at its first POST attempt and sent on each.
+    pub key: Option<HeaderValue>,
+    /// The last attempt timed out waiting for the answer's head: the request was sent.
+    pub head_timed_out: bool,
+    /// When the successful answer asks to be polled again (task records).
+    pub poll_after: Option<Duration>,
 }
 
 impl Tally {
@@ -103,6 +120,9 @@ impl Tally {
         Tally {
             started: Instant::now(),
             attempts: 0,
+            key: None,
+            head_timed_out: false,
+            poll_after: None,
         }
     }
 }
@@ -168,6 +188,10 @@ impl Client {
         set(
             &mut options.connect_timeout_ms,
             overrides.connect_timeout_ms,
+        );
+        set(
+            &mut options.first_byte_timeout_ms,
+            overrides.first_byte_timeout_ms,
         );
         if let Some(n) = overrides.max_retries {
             options.max_retries = n;
@@ -307,6 +331,19 @@ impl Client {
         body: Option<&Value>,
         deadline: Option<Instant>,
     ) -> Result<String, Error> {
+        self.call_hinted(op, params, body, deadline)
+            .map(|(text, _)| text)
+    }
+
+    /// `call_until` that also returns the answer's poll-after hint
+    /// (`openai-poll-after-ms`, or `Retry-After` on a success), for task polling.
+    pub(crate) fn call_hinted(
+        &self,
+        op: &Operation,
+        params: &[&str],
+        body: Option<&Value>,
+        deadline: Option<Instant>,
+    ) -> Result<(String, Option<Duration>), Error> {
         self.run(op.name, |tally| {
             refuse_stream_flag(op, body)?;
             let path = op.path_with(params)?;
@@ -318,7 +355,8 @@ impl Client {
                 body: bytes.as_deref().map(|b| ("application/json", b)),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply, deadline, tally)
+            let text = self.exchange(&out, op.reply, deadline, tally)?;
+            Ok((text, tally.poll_after))
         })
     }
 
@@ -479,9 +517,53 @@ impl Client {
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<String, Error> {
-        let response = self.send(out, deadline, tally)?;
-        let text = self.read_text(response, self.options.max_response_bytes)?;
-        judge(reply, text)
+        loop {
+            let response = self.send(out, deadline, tally)?;
+            crate::cancel::take_reset_seen();
+            let failure = match self
+                .read_text(response, self.options.max_response_bytes)
+                .and_then(|text| judge(reply, text))
+            {
+                Ok(text) => return Ok(text),
+                // ureq ends a body without length at a reset as if the server closed it:
+                // what looks like a bad answer is a broken connection.
+                Err(Error::Decode(_)) if crate::cancel::take_reset_seen() => {
+                    Error::Network("connection reset by the server while reading the answer".into())
+                }
+                Err(e) => {
+                    if !matches!(e, Error::Network(_) | Error::Timeout(_)) {
+                        return Err(e);
+                    }
+                    e
+                }
+            };
+            // The head came, the body broke (short, cut, reset, stalled): as retryable as a
+            // failure before the head, within the same budget. A stalled body of a POST is
+            // retried only when the key tells the gateway it is the same request.
+            let transient = match failure {
+                Error::Network(_) => true,
+                Error::Timeout(_) => out.method == Method::Get || tally.key.is_some(),
+                _ => false,
+            };
+            let delay = self.backoff(tally.attempts.saturating_sub(1));
+            if !transient
+                || tally.attempts > self.options.max_retries
+                || deadline
+                    .is_some_and(|d| Instant::now().checked_add(delay).is_none_or(|t| t >= d))
+                || self.cancel.is_cancelled()
+            {
+                return Err(failure);
+            }
+            self.log(
+                Level::Info,
+                &format!(
+                    "gw: retrying {} after a broken answer body ({failure}) in {} ms",
+                    out.path,
+                    delay.as_millis()
+                ),
+            );
+            self.cancel.sleep(delay)?;
+        }
     }
 
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
@@ -494,8 +576,18 @@ impl Client {
         deadline: Option<Instant>,
         tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        if tally.key.is_none() && out.method == Method::Post {
+            tally.key = match &self.idempotency_key {
+                Some(key) => Some(key.clone()),
+                None if self.options.idempotency_keys => {
+                    HeaderValue::from_str(&crate::idempotency::new_key()).ok()
+                }
+                None => None,
+            };
+        }
         loop {
             tally.attempts += 1;
+            tally.head_timed_out = false;
             let attempt = tally.attempts - 1;
             if log::enabled(Level::Debug) {
                 self.log(
@@ -508,12 +600,13 @@ impl Client {
                     ),
                 );
             }
-            let result = match self.attempt(out, deadline) {
+            let result = match self.attempt(out, deadline, tally) {
                 Attempt::Refused(e) => return Err(e),
                 Attempt::Sent(result) => result,
             };
             let (retryable, wait, why) = match &result {
                 Ok((r, url)) if r.status().is_success() => {
+                    tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
                     self.record(r, url, tally);
                     return result.map(|(r, _)| r);
                 }
@@ -527,7 +620,16 @@ impl Client {
                     )
                 }
                 Err(e) => (
-                    matches!(e, Error::Network(_) | Error::Timeout(_)),
+                    match e {
+                        Error::Network(_) => true,
+                        // Sent and unanswered: without a key a retry could be a second,
+                        // billable request, so only a GET or a keyed POST goes again.
+                        Error::Timeout(_) if tally.head_timed_out => {
+                            out.method == Method::Get || tally.key.is_some()
+                        }
+                        Error::Timeout(_) => true,
+                        _ => false,
+                    },
                     None,
                     e.to_string(),
                 ),
@@ -590,20 +692,20 @@ impl Client {
     /// One attempt: the request and the redirects it leads to. Credentials go
     /// only to the base URL's origin; once a redirect leaves it they are gone
     /// for the rest of the chain.
-    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Attempt {
+    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>, tally: &mut Tally) -> Attempt {
         let mut url = self.base.join(&out.path);
         let method = out.method;
         let body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
-            let sent = self.send_once(
+            let hop = Hop {
                 method,
-                &url,
-                trusted.then_some(out.auth),
+                url: &url,
+                auth: trusted.then_some(out.auth),
                 body,
-                out.accept,
-                deadline,
-            );
+                accept: out.accept,
+            };
+            let sent = self.send_once(&hop, deadline, tally);
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => return Attempt::Sent(Err(e)),
@@ -618,7 +720,7 @@ impl Client {
                 return Attempt::Sent(Ok((response, url)));
             };
             let next = resolve_location(&url, location);
-            let hop = match redirect::judge(
+            let verdict = match redirect::judge(
                 status,
                 method,
                 &url,
@@ -627,11 +729,11 @@ impl Client {
                 &self.base.origin,
                 &self.route,
             ) {
-                Ok(hop) => hop,
+                Ok(verdict) => verdict,
                 Err(e) => return Attempt::Refused(e),
             };
             // Once the chain leaves the base origin nothing of the caller's follows it.
-            trusted &= hop.same_origin;
+            trusted &= verdict.same_origin;
             if log::enabled(Level::Info) {
                 self.log(
                     Level::Info,
@@ -654,13 +756,17 @@ impl Client {
 
     fn send_once(
         &self,
-        method: Method,
-        url: &str,
-        auth: Option<Auth>,
-        body: Option<(&str, &[u8])>,
-        accept: &str,
+        hop: &Hop<'_>,
         deadline: Option<Instant>,
+        tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        let Hop {
+            method,
+            url,
+            auth,
+            body,
+            accept,
+        } = *hop;
         let full_url = match auth {
             Some(Auth::QueryKey) => {
                 let sep = if url.contains('?') { '&' } else { '?' };
@@ -683,7 +789,7 @@ impl Client {
             for (name, value) in &self.extra_headers {
                 builder = builder.header(name, value);
             }
-            if let (Method::Post, Some(key)) = (method, &self.idempotency_key) {
+            if let (Method::Post, Some(key)) = (method, &tally.key) {
                 builder = builder.header("idempotency-key", key);
             }
         }
@@ -696,6 +802,8 @@ impl Client {
             None => None,
         };
         let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
+        // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
+        crate::cancel::set_read_idle(None);
         let result = match body {
             Some((content_type, bytes)) => {
                 let request = builder
@@ -707,7 +815,8 @@ impl Client {
                     .configure_request(request)
                     .timeout_global(remaining)
                     .timeout_connect(self.options.connect_timeout())
-                    .timeout_per_read(self.options.read_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
@@ -718,26 +827,47 @@ impl Client {
                     .configure_request(request)
                     .timeout_global(remaining)
                     .timeout_connect(self.options.connect_timeout())
-                    .timeout_per_read(self.options.read_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
         };
+        // The head is in (or the attempt is over): from here every read of the body or
+        // stream may be silent for read_timeout_ms at most.
+        crate::cancel::set_read_idle(self.options.read_timeout());
+        if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
+            tally.head_timed_out = true;
+        }
         result.map_err(map_ureq)
     }
 
     pub(crate) fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
-        let bytes = response
+        use std::io::Read;
+        let too_large =
+            || Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"));
+        // ureq's limit counts the bytes on the wire; `take` counts what they decode to,
+        // so a small gzip bomb cannot fill memory either.
+        let mut reader = response
             .into_body()
             .into_with_config()
             .limit(limit)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => {
-                    Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"))
-                }
-                other => map_ureq(other),
-            })?;
+            .reader()
+            .take(limit.saturating_add(1));
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| {
+            if e.get_ref()
+                .and_then(|i| i.downcast_ref::<ureq::Error>())
+                .is_some_and(|u| matches!(u, ureq::Error::BodyExceedsLimit(_)))
+            {
+                too_large()
+            } else {
+                crate::transport_error::map_io(e)
+            }
+        })?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
         String::from_utf8(bytes).map_err(|_| Error::Decode("answer is not valid UTF-8".into()))
     }
 

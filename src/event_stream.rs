@@ -21,6 +21,11 @@ use crate::Client;
 
 type Reader = BufReader<BodyReader<'static>>;
 
+/// After the terminal event, how much more of a body is read to keep the connection.
+const DRAIN_LIMIT: usize = 64 * 1024;
+/// ... and how long a silence that read waits out before giving the connection up.
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Where a stream stands.
 enum State {
     Running(Box<StreamDriver<Reader>>),
@@ -127,8 +132,11 @@ impl EventStream {
             return Err(stream::non_stream_answer(&text));
         }
         let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
-        let parser = SseParser::new(reader, self.client.options().max_line_bytes);
-        Ok(StreamDriver::new(self.kind, parser))
+        let options = self.client.options();
+        let parser =
+            SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
+        let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
+        Ok(StreamDriver::new(self.kind, parser).assembly_limit(limit))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
@@ -145,6 +153,7 @@ impl EventStream {
     pub fn advance(&mut self) -> Result<bool, Error> {
         self.has_event = false;
         let _scope = CallScope::resume(&self.token, self.call);
+        crate::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
             let driver = match &mut self.state {
                 State::Running(d) => d,
@@ -161,6 +170,11 @@ impl EventStream {
                 }
                 Ok(Step::Done) => {
                     let final_object = driver.take_final().unwrap_or_default();
+                    // What follows the terminal event is usually just the chunked body's
+                    // end: read it (briefly, boundedly) so the connection is pooled
+                    // rather than closed (a TLS handshake saved on the next stream).
+                    crate::cancel::set_read_idle(Some(DRAIN_WAIT));
+                    driver.drain(DRAIN_LIMIT);
                     if self.client.options().max_retries > 0 || self.tally.attempts > 0 {
                         self.client.log(
                             Level::Debug,
@@ -175,6 +189,16 @@ impl EventStream {
                     return Ok(false);
                 }
                 Err(e) => {
+                    // A reset reads as the end of the stream (ureq): say what it was.
+                    let e = match e {
+                        Error::Stream { body: None, .. } if crate::cancel::take_reset_seen() => {
+                            Error::Network(format!(
+                                "connection reset by the server after {} stream event(s)",
+                                driver.delivered()
+                            ))
+                        }
+                        e => e,
+                    };
                     // A stream that breaks before its first event reached the caller is
                     // retried within the call's one retry budget; once one did, never.
                     let transient = matches!(e, Error::Network(_) | Error::Timeout(_));

@@ -18,11 +18,13 @@
 
 mod call_options;
 mod cancel;
+mod chat_assembly;
 mod client;
 mod error;
 mod event_stream;
 pub mod ffi;
 mod headers;
+mod idempotency;
 pub mod log;
 mod meta;
 mod multipart;
@@ -49,7 +51,7 @@ pub use meta::ResponseMeta;
 pub use multipart::{FilePart, Form};
 pub use options::{BaseUrl, Options};
 pub use stream::StreamEvent;
-pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions};
+pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

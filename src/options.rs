@@ -45,6 +45,14 @@ pub struct Options {
     pub max_response_bytes: u64,
     /// Longest single line of a server-sent-events stream.
     pub max_line_bytes: usize,
+    /// Largest data of one server-sent event (its `data:` lines together).
+    pub max_event_bytes: usize,
+    /// Longest wait for the head of an answer once the request is sent (a
+    /// reasoning model may think for minutes before its first byte).
+    pub first_byte_timeout_ms: u64,
+    /// Send an `Idempotency-Key` on every POST, the same on each retry of one call,
+    /// so a gateway can tell a retry from a new (billable) request.
+    pub idempotency_keys: bool,
     /// Extra `User-Agent` text, appended to `gw/<version>`.
     pub user_agent: Option<String>,
     /// Idle connections kept per host for reuse: size it for the threads that share a client.
@@ -76,6 +84,9 @@ impl Default for Options {
             allow_insecure_http: false,
             max_response_bytes: 64 * 1024 * 1024,
             max_line_bytes: 4 * 1024 * 1024,
+            max_event_bytes: 8 * 1024 * 1024,
+            first_byte_timeout_ms: 600_000,
+            idempotency_keys: true,
             user_agent: None,
             max_idle_connections: 16,
             ca_file: None,
@@ -132,6 +143,9 @@ impl Options {
     }
     pub(crate) fn read_timeout(&self) -> Option<Duration> {
         non_zero_ms(self.read_timeout_ms)
+    }
+    pub(crate) fn first_byte_timeout(&self) -> Option<Duration> {
+        non_zero_ms(self.first_byte_timeout_ms)
     }
     pub(crate) fn total_timeout(&self) -> Option<Duration> {
         non_zero_ms(self.total_timeout_ms)

@@ -57,6 +57,23 @@ fn seconds(secs: f64) -> Option<Duration> {
     Some(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
+/// The wait a successful answer asks for before it is polled again:
+/// `openai-poll-after-ms`, else `Retry-After` (as for retries).
+pub fn poll_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let hinted = headers
+        .get("openai-poll-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis);
+    hinted.or_else(|| {
+        headers
+            .get("retry-after")
+            .is_some()
+            .then(|| server_delay(headers, now))
+            .flatten()
+    })
+}
+
 /// Backoff for retry number `attempt` (0-based): base * 2^attempt, capped, with jitter.
 pub fn backoff(attempt: u32, base: Duration, max: Duration) -> Duration {
     let full = base.saturating_mul(1u32 << attempt.min(20)).min(max);

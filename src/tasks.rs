@@ -10,6 +10,9 @@ use crate::error::Error;
 use crate::ops::{self, Operation};
 use crate::Client;
 
+/// The shortest pause between two polls, whatever `interval_ms` or the server says.
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
+
 /// The task families whose status can be queried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskFamily {
@@ -115,8 +118,10 @@ impl Client {
         on_status: &mut dyn FnMut(&str, &str) -> bool,
     ) -> Result<String, Error> {
         let started = Instant::now();
-        let deadline =
-            (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
+        // checked: a timeout too far to represent is no timeout, not a panic.
+        let deadline = (options.timeout_ms > 0)
+            .then(|| started.checked_add(Duration::from_millis(options.timeout_ms)))
+            .flatten();
         let interval = Duration::from_millis(options.interval_ms);
         loop {
             // Each poll ends by the wait's deadline too: a stalled gateway cannot hold it longer.
@@ -124,8 +129,8 @@ impl Client {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let record = self
-                .call_until(family.status_op(), &[task_id], None, poll_deadline)
+            let (record, hint) = self
+                .call_hinted(family.status_op(), &[task_id], None, poll_deadline)
                 .map_err(|e| match e {
                     Error::Timeout(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
                         Error::Timeout(format!(
@@ -160,7 +165,16 @@ impl Client {
                 }
                 Phase::Running => {}
             }
-            if deadline.is_some_and(|d| Instant::now() + interval >= d) {
+            // The task's own hint wins over the interval; never a tight loop, never
+            // longer than a server may ask a retry to wait.
+            let cap = Duration::from_millis(self.options().retry_after_cap_ms);
+            let interval = match hint {
+                Some(h) => h.min(cap),
+                None => interval,
+            }
+            .max(MIN_POLL_INTERVAL);
+            if deadline.is_some_and(|d| Instant::now().checked_add(interval).is_none_or(|t| t >= d))
+            {
                 return Err(Error::Timeout(format!(
                     "task {task_id} still '{status}' after {} ms (timeout_ms)",
                     started.elapsed().as_millis()

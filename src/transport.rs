@@ -27,7 +27,7 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{attach_current, current_cancelled, POLL_SLICE};
+use crate::cancel::{attach_current, current_cancelled, note_reset, read_idle, POLL_SLICE};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -427,8 +427,15 @@ impl Transport for GwTransport {
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, Error> {
         self.check_cancel()?;
-        let timeout = timeout.for_read();
-        let limit = io_timeout(timeout)?;
+        let mut timeout = timeout.for_read();
+        let mut limit = io_timeout(timeout)?;
+        // After the answer's head, a silence longer than read_timeout_ms ends the read.
+        if let Some(idle) = read_idle() {
+            if limit.is_none_or(|l| idle < l) {
+                limit = Some(idle);
+                timeout.reason = Timeout::PerRead;
+            }
+        }
         let started = Instant::now();
         loop {
             // After an EINTR only the rest of the budget is left.
@@ -459,6 +466,9 @@ impl Transport for GwTransport {
                 }
                 Err(e) => {
                     self.check_cancel()?;
+                    if e.kind() == io::ErrorKind::ConnectionReset {
+                        note_reset();
+                    }
                     return Err(e.into());
                 }
             }

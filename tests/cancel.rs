@@ -140,8 +140,16 @@ fn cancel_while_sleeping_before_a_retry() {
         json!({"action": "status", "status": 503, "headers": {"retry-after-ms": "10000"}}),
     );
     let base = client_with(&mock, json!({"max_retries": 2}));
-    let (e, t) = cancel_during(&base, Duration::from_millis(200), |c| {
-        c.call(&ops::CHAT, &[], Some(&chat("hi")))
+    // Cancelled once the first attempt was answered (the client is then in its backoff).
+    let (ready_tx, ready) = mpsc::channel();
+    let (e, t) = thread::scope(|scope| {
+        scope.spawn(|| {
+            while mock.request_count() == 0 {
+                thread::sleep(Duration::from_millis(5));
+            }
+            ready_tx.send(()).unwrap();
+        });
+        cancel_when(&base, ready, |c| c.call(&ops::CHAT, &[], Some(&chat("hi"))))
     });
     assert_cancelled("sleeping before a retry", &e, t);
     assert_eq!(mock.request_count(), 1, "no retry after the cancel");

@@ -46,14 +46,21 @@ fn a_derived_read_timeout_and_retry_count_apply() {
     let base = client_with(&mock, json!({"max_retries": 2}));
     let strict = base
         .derive(&overrides(
-            json!({"read_timeout_ms": 150, "max_retries": 0}),
+            json!({"first_byte_timeout_ms": 150, "read_timeout_ms": 150, "max_retries": 0}),
         ))
         .unwrap();
     mock.push_fault(json!({"action": "delay", "ms": 600}));
     let e = strict.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
     assert_eq!(e.status(), GW_TIMEOUT, "{e}");
-    assert!(e.to_string().contains("read_timeout_ms"), "{e}");
+    assert!(e.to_string().contains("first_byte_timeout_ms"), "{e}");
     assert_eq!(mock.request_count(), 1, "max_retries 0: one attempt");
+    // The read idle bounds the gaps of a stream.
+    mock.reset();
+    mock.push_fault(json!({"action": "drip", "interval_ms": 600}));
+    let e = strict
+        .stream(&ops::CHAT, &chat("one two"), &mut |_| true)
+        .unwrap_err();
+    assert!(e.to_string().contains("read_timeout_ms"), "{e}");
     // The base retries a 503 twice over.
     mock.reset();
     mock.push_fault(json!({"action": "status", "status": 503, "times": 2}));
@@ -85,12 +92,20 @@ fn derived_headers_merge_over_the_base_and_the_idempotency_key_rides_every_attem
         assert_eq!(r.header("x-base-only"), Some("1"), "the base's others stay");
         assert_eq!(r.header("idempotency-key"), Some("call-123"));
     }
-    // The base sends its own header and no key.
+    // The base sends its own header and a key of its own for each call.
     mock.reset();
     base.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
-    let r = &mock.requests()[0];
-    assert_eq!(r.header("x-team"), Some("base"));
-    assert_eq!(r.header("idempotency-key"), None);
+    base.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    let r = mock.requests();
+    assert_eq!(r[0].header("x-team"), Some("base"));
+    let (k0, k1) = (
+        r[0].header("idempotency-key").unwrap(),
+        r[1].header("idempotency-key").unwrap(),
+    );
+    assert!(
+        k0.starts_with("gw-") && k0 != k1 && k0 != "call-123",
+        "{k0} {k1}"
+    );
 }
 
 #[test]

@@ -143,7 +143,8 @@ fn redaction_keeps_error_bodies_valid_json() {
         "body": r#"{"error":{"message":"bad key 1","type":"invalid_request_error","code":1001}}"#}));
     let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
     let out = error_json(&e);
-    assert_eq!(out["error"]["code"], 1001);
+    // The contract keeps a string code; the server's number is kept beside it, intact.
+    assert_eq!(out["error"]["server_code"], 1001);
     assert_eq!(out["error"]["message"], "bad key [REDACTED]");
     assert_eq!(out["error"]["status"], 400);
 }
@@ -328,4 +329,43 @@ fn absurd_retry_after_values_never_panic() {
         );
     }
     assert_eq!(mock.request_count(), 10);
+}
+
+#[test]
+fn huge_time_options_never_panic() {
+    // u64::MAX milliseconds is past what an Instant can hold: "no limit", not a panic.
+    let mock = MockGateway::start();
+    let max = u64::MAX;
+    let c = client_with(
+        &mock,
+        json!({"total_timeout_ms": max, "retry_max_delay_ms": max, "retry_after_cap_ms": max,
+               "retry_base_delay_ms": 1}),
+    );
+    mock.push_fault(json!({"action": "status", "status": 503}));
+    c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    let created: Value = serde_json::from_str(
+        &c.call(
+            &ops::VIDEO_CHARACTER,
+            &[],
+            Some(&json!({"model": "m", "prompt": "p", "character_id": "c"})),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let wait = gw::WaitOptions::from_json(Some(&format!(
+        r#"{{"interval_ms": 1, "timeout_ms": {max}}}"#
+    )))
+    .unwrap();
+    let record = c
+        .wait_for_task(
+            gw::TaskFamily::Character,
+            created["id"].as_str().unwrap(),
+            &wait,
+            &mut |_, _| true,
+        )
+        .unwrap();
+    assert!(
+        record.contains("completed") || record.contains("succeeded"),
+        "{record}"
+    );
 }

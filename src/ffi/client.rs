@@ -88,8 +88,9 @@ pub unsafe extern "C" fn gw_client_new(
 ///   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
 ///   "headers": {}, "validate": true, "allow_insecure_http": false,
 ///   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
-///   "max_idle_connections": 16, "ca_file": null, "ca_pem": null,
-///   "tls_verifier": "webpki"}`
+///   "max_idle_connections": 16, "first_byte_timeout_ms": 600000,
+///   "max_event_bytes": 8388608, "idempotency_keys": true,
+///   "ca_file": null, "ca_pem": null, "tls_verifier": "webpki"}`
 ///
 /// `headers` may not set what gw sets or what frames the message
 /// (Authorization, Host, Content-Length, Content-Type, Accept,
@@ -148,8 +149,8 @@ pub unsafe extern "C" fn gw_client_create(
 /// A new handle that shares `base`'s connection pool and settings, with
 /// per-call overrides in `options_json` (NULL or "" for none):
 ///
-/// `{"total_timeout_ms", "read_timeout_ms", "connect_timeout_ms",
-///   "max_retries", "headers": {...} (merged over the base's),
+/// `{"total_timeout_ms", "first_byte_timeout_ms", "read_timeout_ms",
+///   "connect_timeout_ms", "max_retries", "headers": {...} (merged over the base's),
 ///   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
 ///
 /// Unknown keys are refused. The new handle has its own cancel state

@@ -30,7 +30,15 @@ pub async fn intake(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     if req.uri().path().starts_with("/__mock/") {
         return next.run(req).await;
     }
+    let raw_pending = shared.raw_pending();
     let mut response = answer(shared, req, next).await;
+    if raw_pending {
+        // The next (faulted) request must come on a fresh connection: see raw.rs.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
     // Every API answer (faults included) names itself, as gateways do, so clients can
     // show which request failed.
     let n = REQUEST_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -12,8 +12,10 @@ mod faults;
 mod intake;
 mod multipart;
 mod normalize;
+mod raw;
 mod record;
 mod routes;
+mod shapes;
 mod state;
 mod stream;
 mod tls;
@@ -89,6 +91,7 @@ impl MockGateway {
                     let shutdown = async {
                         let _ = stopped.await;
                     };
+                    let listener = raw::RawAwareListener::new(listener, server_state.clone());
                     match tls {
                         None => serve_state(listener, server_state, shutdown).await,
                         Some(identity) => {
@@ -157,6 +160,13 @@ impl MockGateway {
         self.shared.set_normalize_paths(on);
     }
 
+    /// TCP connections the mock has accepted (all of them, control ones included).
+    pub fn connection_count(&self) -> usize {
+        self.shared
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Clears recordings, queued faults, tasks, the id counter and the path mode.
     pub fn reset(&self) {
         self.shared.reset();
@@ -191,7 +201,9 @@ pub async fn serve(
     api_key: &str,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    serve_state(listener, Shared::new(api_key), shutdown).await;
+    let shared = Shared::new(api_key);
+    let listener = raw::RawAwareListener::new(listener, shared.clone());
+    serve_state(listener, shared, shutdown).await;
 }
 
 async fn serve_state<L>(

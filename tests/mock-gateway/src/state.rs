@@ -13,6 +13,8 @@ use crate::record::RecordedRequest;
 pub struct Shared {
     pub api_key: String,
     inner: Mutex<Inner>,
+    /// TCP connections accepted since start: how well a client reuses its pool.
+    pub connections: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -63,6 +65,7 @@ impl Shared {
         Arc::new(Shared {
             api_key: api_key.to_string(),
             inner: Mutex::new(Inner::default()),
+            connections: Default::default(),
         })
     }
 
@@ -101,6 +104,26 @@ impl Shared {
     pub fn take_fault(&self, path: &str, is_stream: bool) -> Option<Fault> {
         let mut g = self.lock();
         let i = g.faults.iter().position(|f| f.applies(path, is_stream))?;
+        let f = &mut g.faults[i];
+        f.times -= 1;
+        let taken = f.clone();
+        if taken.times == 0 {
+            g.faults.remove(i);
+        }
+        Some(taken)
+    }
+
+    /// Whether a raw fault is queued (raw.rs then peeks at new connections).
+    pub fn raw_pending(&self) -> bool {
+        self.lock().faults.iter().any(|f| f.action.is_raw())
+    }
+
+    /// Takes one use of the first raw fault matching `path`.
+    pub fn take_raw_fault(&self, path: &str) -> Option<Fault> {
+        let mut g = self.lock();
+        let i = g.faults.iter().position(|f| {
+            f.action.is_raw() && f.matches.as_deref().map_or(true, |m| path.starts_with(m))
+        })?;
         let f = &mut g.faults[i];
         f.times -= 1;
         let taken = f.clone();

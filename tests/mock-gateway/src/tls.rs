@@ -10,12 +10,14 @@ use std::time::Duration;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
 };
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::{self, ServerConfig};
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
+
+use crate::raw::RawAwareListener;
 
 /// A certificate authority that exists only for one test run.
 pub struct TestCa {
@@ -95,11 +97,11 @@ pub(crate) fn acceptor(identity: &ServerIdentity) -> TlsAcceptor {
     TlsAcceptor::from(Arc::new(config))
 }
 
-/// A TCP listener whose connections are TLS. A handshake that fails (a client
+/// A listener whose connections are TLS. A handshake that fails (a client
 /// that refuses the certificate, as the tests want) is dropped and the next
-/// connection accepted.
+/// connection accepted. (Raw faults do not apply: they would need the plain bytes.)
 pub(crate) struct TlsListener {
-    pub tcp: TcpListener,
+    pub tcp: RawAwareListener,
     pub acceptor: TlsAcceptor,
 }
 
@@ -109,10 +111,7 @@ impl axum::serve::Listener for TlsListener {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            let Ok((tcp, addr)) = self.tcp.accept().await else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
+            let (tcp, addr) = axum::serve::Listener::accept(&mut self.tcp).await;
             let handshake = self.acceptor.accept(tcp);
             if let Ok(Ok(tls)) = tokio::time::timeout(Duration::from_secs(5), handshake).await {
                 return (tls, addr);
@@ -121,6 +120,6 @@ impl axum::serve::Listener for TlsListener {
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.tcp.local_addr()
+        axum::serve::Listener::local_addr(&self.tcp)
     }
 }
