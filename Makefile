@@ -5,7 +5,7 @@
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-kotlin
 
 .PHONY: all build demo test bench $(TEST_SUITES) install clean
 
@@ -41,6 +41,9 @@ test-c: build
 
 test-install: build
 	scripts/test-install.sh
+
+test-kotlin: build
+	scripts/test-kotlin.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

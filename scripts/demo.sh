@@ -33,5 +33,6 @@ for example in chat_stream image video; do
     echo "== examples/$example.c"
     "$bin/$example"
 done
+scripts/demo-kotlin.sh
 echo
 echo "demo: all examples succeeded"
