@@ -7,10 +7,13 @@ import dev.gw.internal.decodeAnswer
 import dev.gw.internal.requestJson
 import dev.gw.model.VideoRequest
 import dev.gw.model.VideoTask
+import dev.gw.internal.Failure
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.buffer
 import kotlinx.coroutines.flow.channelFlow
+import kotlinx.coroutines.flow.flow
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.jsonObject
@@ -139,10 +142,20 @@ fun GwClient.videoWaitFlow(
     interval: Duration = 2.seconds,
     timeout: Duration = 10.minutes,
     options: CallOptions = CallOptions.NONE,
-): Flow<JsonObject> = channelFlow {
-    // Records are few and small: an unlimited buffer lets the IO thread hand them over without suspending.
-    videoWait(family, taskId, interval, timeout, options) { record -> trySend(record) }
-}.buffer(Channel.UNLIMITED)
+): Flow<JsonObject> {
+    // Records are few and small: an unlimited buffer lets the IO thread hand them over
+    // without suspending. A failure is sent as an item so the records before it arrive first.
+    val produced = channelFlow<Any> {
+        try {
+            videoWait(family, taskId, interval, timeout, options) { record -> trySend(record) }
+        } catch (e: CancellationException) {
+            throw e
+        } catch (e: Throwable) {
+            send(Failure(e))
+        }
+    }.buffer(Channel.UNLIMITED)
+    return flow { produced.collect { if (it is Failure) throw it.error else emit(it as JsonObject) } }
+}
 
 private val liveCallbacks: MutableSet<Any> = Collections.newSetFromMap(IdentityHashMap())
 

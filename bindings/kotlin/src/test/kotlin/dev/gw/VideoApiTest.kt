@@ -2,6 +2,7 @@ package dev.gw
 
 import dev.gw.model.VideoRequest
 import dev.gw.model.VideoTask
+import kotlinx.coroutines.flow.collect
 import kotlinx.coroutines.flow.toList
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -41,6 +42,18 @@ class VideoApiTest : GwTestBase() {
     fun `a failed task is a Vendor exception carrying its record`() = withClient { gw ->
         val id = gw.videoCreate(json("""{"model":"video-test","prompt":"please fail"}""")).str("task_id")!!
         val e = assertThrows<GwException.Vendor> { gw.videoWait(VideoFamily.UNIFIED, id, interval = fast) }
+        assertEquals("failed", e.error!!.str("status"))
+    }
+
+    @Test
+    fun `a failed task as a Flow gives the records, then the Vendor exception`() = withClient { gw ->
+        val id = gw.videoCreate(json("""{"model":"video-test","prompt":"fail please"}""")).str("task_id")!!
+        val records = mutableListOf<String?>()
+        val e = assertThrows<GwException.Vendor> {
+            gw.videoWaitFlow(VideoFamily.UNIFIED, id, interval = fast).collect { records += it.str("status") }
+        }
+        assertEquals("failed", records.last(), records.toString())
+        assertTrue(records.size >= 3, records.toString())
         assertEquals("failed", e.error!!.str("status"))
     }
 

@@ -12,6 +12,7 @@ import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.catch
 import kotlinx.coroutines.flow.flowOn
 import kotlinx.serialization.json.JsonObject
 
@@ -22,12 +23,31 @@ import kotlinx.serialization.json.JsonObject
  * exception) the handle is cancelled, the stream and the handle are freed.
  *
  * [open] gets the call handle, the `gw_stream **` slot and the `char **out` slot.
+ *
+ * A failure travels through flowOn's buffer as an item, behind the events before it: thrown
+ * on the IO side it would cancel the collector and drop the events still buffered.
  */
 internal fun pullStream(
     client: GwClient,
     options: CallOptions,
     open: (Pointer, Pointer, Pointer) -> Int,
-): Flow<GwEvent> = flow {
+): Flow<GwEvent> {
+    val produced = produce(client, options, open)
+        .catch { emit(Failure(it)) }
+        .flowOn(Dispatchers.IO)
+    return flow {
+        produced.collect { if (it is Failure) throw it.error else emit(it as GwEvent) }
+    }
+}
+
+/** A failure of the producing side, delivered in order after the items before it. */
+internal class Failure(val error: Throwable)
+
+private fun produce(
+    client: GwClient,
+    options: CallOptions,
+    open: (Pointer, Pointer, Pointer) -> Int,
+): Flow<Any> = flow {
     client.withCallHandle(options) { handle ->
         cancelNativeOnCancellation(handle) {
             val ptrs = OutSlots(2) // 0: the stream, 1: the current event
@@ -75,7 +95,7 @@ internal fun pullStream(
             }
         }
     }
-}.flowOn(Dispatchers.IO)
+}
 
 // gw_event's layout (gw.h): event, data, data_len, text_delta, text_delta_len, index,
 // choice_index; pointers and size_t in that order, naturally aligned.
