@@ -11,8 +11,10 @@ TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install te
 
 all: build
 
+# The localising step makes target/release/libgw.a export only gw_* (see the script).
 build:
 	$(CARGO) build --release --workspace
+	scripts/localize-static.sh
 
 demo:
 	scripts/demo.sh
@@ -32,12 +34,15 @@ test-clippy:
 test-rust:
 	$(CARGO) test --workspace
 
-# The build regenerates include/gw.h; the checked-in copy must already match it.
+# The build regenerates include/gw.h; the checked-in copy must already match it, and compile
+# as C89, as C++ and under clang's nullability checks.
 test-header: build
-	scripts/check-header.sh
+	scripts/test-header.sh
 
+# The C suite, then libgw.a linked beside another Rust static library.
 test-c: build
 	scripts/test-c.sh
+	scripts/test-static.sh
 
 test-install: build
 	scripts/test-install.sh

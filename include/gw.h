@@ -23,338 +23,752 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Success.
+/* The version of this header; gw_version() gives the library's. */
+#define GW_VERSION_MAJOR 0
+#define GW_VERSION_MINOR 1
+#define GW_VERSION_PATCH 0
+
+/*
+ * Nullability, for clang, Swift and Kotlin/Native: every pointer below is
+ * non-NULL unless marked GW_NULLABLE (pointers to pointers are marked at each
+ * level). Other compilers see empty macros.
+ */
+#if defined(__clang__)
+#define GW_NULLABLE _Nullable
+#define GW_NONNULL _Nonnull
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-extension"
+#pragma clang assume_nonnull begin
+#else
+#define GW_NULLABLE
+#define GW_NONNULL
+#endif
+
+/**
+ * Success.
+ */
 #define GW_OK 0
 
-// The gateway answered 400.
+/**
+ * `gw_stream_next`: the stream ended after its terminal event (not an error).
+ */
+#define GW_DONE 1
+
+/**
+ * The gateway answered 400.
+ */
 #define GW_BAD_REQUEST 400
 
-// The gateway answered 401 (missing or invalid API key).
+/**
+ * The gateway answered 401 (missing or invalid API key).
+ */
 #define GW_UNAUTHORIZED 401
 
-// The gateway answered 403.
+/**
+ * The gateway answered 403.
+ */
 #define GW_FORBIDDEN 403
 
-// The gateway answered 404.
+/**
+ * The gateway answered 404.
+ */
 #define GW_NOT_FOUND 404
 
-// The gateway answered 429 (after the retries ran out).
+/**
+ * The gateway answered 429 (after the retries ran out).
+ */
 #define GW_RATE_LIMITED 429
 
-// The gateway answered 500 (after the retries ran out).
+/**
+ * The gateway answered 500 (after the retries ran out).
+ */
 #define GW_SERVER_ERROR 500
 
-// NULL pointer, invalid UTF-8 or JSON, bad option, or a documented limit broken (nothing was sent).
+/**
+ * NULL pointer, invalid UTF-8 or JSON, bad option, or a documented limit broken (nothing was sent).
+ */
 #define GW_INVALID_ARGUMENT -1
 
-// DNS, connect, reset or TLS failure.
+/**
+ * DNS, connect, reset or TLS failure.
+ */
 #define GW_NETWORK -2
 
-// The connect, read-idle or total deadline passed.
+/**
+ * The connect, read-idle or total deadline passed.
+ */
 #define GW_TIMEOUT -3
 
-// The gateway's answer is not what the API promises (bad JSON, wrong shape).
+/**
+ * The gateway's answer is not what the API promises (bad JSON, wrong shape).
+ */
 #define GW_DECODE -4
 
-// A stream callback returned non-zero.
+/**
+ * Cancelled: `gw_client_cancel` on the handle, or a callback returned non-zero.
+ */
 #define GW_CANCELLED -5
 
-// A vendor-style body reports failure (vendor H `code` != 0, vendor M `code` != 1).
+/**
+ * A vendor-style body reports failure (vendor H `code` != 0, vendor M `code` != 1).
+ */
 #define GW_VENDOR -6
 
-// An error event inside a stream, or a stream that ended before its terminal event.
+/**
+ * An error event inside a stream, or a stream that ended before its terminal event.
+ */
 #define GW_STREAM -7
 
-// An answer or a stream line over the configured size cap.
+/**
+ * An answer or a stream line over the configured size cap.
+ */
 #define GW_TOO_LARGE -8
 
-// A bug in gw (a caught panic).
+/**
+ * A bug in gw (a caught panic).
+ */
 #define GW_INTERNAL -99
 
-// Unified video tasks: GET /v1/video/generations/{id}.
+/**
+ * Error: a call failed.
+ */
+#define GW_LOG_ERROR 1
+
+/**
+ * Warning: a call failed (the line names the call and the error).
+ */
+#define GW_LOG_WARN 2
+
+/**
+ * Info: a retry (reason and delay) or a redirect.
+ */
+#define GW_LOG_INFO 3
+
+/**
+ * Debug: each request attempt, each stream end.
+ */
+#define GW_LOG_DEBUG 4
+
+/**
+ * Trace: everything.
+ */
+#define GW_LOG_TRACE 5
+
+/**
+ * Unified video tasks: GET /v1/video/generations/{id}.
+ */
 #define GW_VIDEO_UNIFIED 0
 
-// Character videos: GET /v1/videos/{id}.
+/**
+ * Character videos: GET /v1/videos/{id}.
+ */
 #define GW_VIDEO_CHARACTER 1
 
-// Vendor K videos: GET /vendorK/v1/videos/{id}.
+/**
+ * Vendor K videos: GET /vendorK/v1/videos/{id}.
+ */
 #define GW_VIDEO_VENDOR_K 2
 
-// Vendor R tasks: GET /vendorR/task/{taskId}.
+/**
+ * Vendor R tasks: GET /vendorR/task/{taskId}.
+ */
 #define GW_VIDEO_VENDOR_R 3
 
-// An opaque gateway client.
-//
-// Thread rules: a client may be used from many threads at once; calls on it
-// are independent and share one connection pool. Free it once, after every
-// call on it has returned.
+/**
+ * The event cap when none is set (`SseParser::max_event_bytes`).
+ */
+#define DEFAULT_MAX_EVENT ((8 * 1024) * 1024)
+
+/**
+ * An opaque gateway client handle.
+ *
+ * Thread rules: a client may be used from many threads at once; calls on it
+ * are independent and share one connection pool. It is reference-counted
+ * inside: `gw_client_free` during a call (from a callback or a finalizer on
+ * another thread) takes effect when the last call on it returns.
+ */
 typedef struct gw_client gw_client;
 
-// One streamed event, handed to a `gw_event_cb`.
-//
-// Every pointer is owned by gw and valid only during the callback: copy what
-// you keep.
+/**
+ * An open stream whose events the caller pulls with `gw_stream_next`.
+ *
+ * Use one stream from one thread at a time (it may move between threads
+ * between calls). Cancel it with `gw_client_cancel` on the handle it was
+ * opened on. Free it with `gw_stream_free`.
+ */
+typedef struct gw_stream gw_stream;
+
+/**
+ * One streamed event, handed to a `gw_event_cb`.
+ *
+ * Every pointer is owned by gw and valid only during the callback: copy what
+ * you keep.
+ */
 typedef struct gw_event {
-  // The SSE event name: "message" for chat chunks, e.g.
-  // "response.output_text.delta" for the Responses format. Never NULL.
+  /**
+   * The SSE event name: "message" for chat chunks, e.g.
+   * "response.output_text.delta" for the Responses format. Never NULL.
+   */
   const char *event;
-  // The event's data, a JSON text. Never NULL.
+  /**
+   * The event's data, a JSON text. Never NULL.
+   */
   const char *data;
   size_t data_len;
-  // The text fragment the event carries (chat `delta.content`, Responses
-  // `delta`), or NULL when it carries none. Print it as it comes.
-  const char *text_delta;
+  /**
+   * The text fragment the event carries (chat `delta.content`, Responses
+   * `delta`), or NULL when it carries none. Print it as it comes.
+   */
+  const char *GW_NULLABLE text_delta;
   size_t text_delta_len;
-  // 0-based position of the event in the stream.
+  /**
+   * 0-based position of the event in the stream.
+   */
   size_t index;
+  /**
+   * Chat: the choice `text_delta` belongs to. With `n` > 1 a chunk that
+   * carries text for several choices is delivered as one event per choice
+   * (sharing `data`), so printing `text_delta` of choice 0 never interleaves
+   * two answers. 0 for events without a choice.
+   */
+  size_t choice_index;
 } gw_event;
 
-// Called once per streamed event, on the thread that called the stream
-// function. Return 0 to go on, non-zero to cancel: the connection is dropped
-// and the call returns `GW_CANCELLED`.
-typedef int (*gw_event_cb)(const struct gw_event *event, void *user_data);
+/**
+ * Called once per streamed event, on the thread that called the stream
+ * function. Return 0 to go on, non-zero to cancel: the connection is dropped
+ * and the call returns `GW_CANCELLED`.
+ */
+typedef int (*gw_event_cb)(const struct gw_event *event,
+                           void *GW_NULLABLE user_data);
 
-// A file given from memory for a multipart upload. gw reads it during the
-// call only and never frees it.
+/**
+ * A file given from memory for a multipart upload. gw reads it during the
+ * call only and never frees it.
+ *
+ * Set `struct_size` to `sizeof(gw_file)` before the other fields: it tells gw
+ * which version of the struct the caller was built with, so fields can be
+ * added at the end later. A size gw does not know is `GW_INVALID_ARGUMENT`.
+ */
 typedef struct gw_file {
-  // The bytes; must not be NULL.
+  /**
+   * Must be `sizeof(gw_file)`.
+   */
+  size_t struct_size;
+  /**
+   * The bytes; must not be NULL.
+   */
   const uint8_t *data;
   size_t len;
-  // File name sent in the form, e.g. "photo.png"; NULL gives "image.png".
-  const char *filename;
-  // MIME type, e.g. "image/png"; NULL gives "application/octet-stream".
-  const char *content_type;
+  /**
+   * File name sent in the form, e.g. "photo.png"; NULL gives "image.png".
+   */
+  const char *GW_NULLABLE filename;
+  /**
+   * MIME type, e.g. "image/png"; NULL gives "application/octet-stream".
+   */
+  const char *GW_NULLABLE content_type;
 } gw_file;
 
-// Called after each poll of `gw_video_wait` with the task's status word and
-// its whole record (JSON), both valid during the callback only. Return 0 to
-// go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
-typedef int (*gw_progress_cb)(const char *status, const char *task_json, void *user_data);
+/**
+ * Receives one log line (`message`, valid during the call only) at `level`
+ * (`GW_LOG_*`). Called on the thread of the gw call that logs, never while gw
+ * holds a lock, so it may call gw. Must return normally (no longjmp, no
+ * exception or unwinding through gw).
+ */
+typedef void (*gw_log_cb)(int level,
+                          const char *message,
+                          void *GW_NULLABLE user_data);
+
+/**
+ * Called after each poll of `gw_video_wait` with the task's status word and
+ * its whole record (JSON), both valid during the callback only. Return 0 to
+ * go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
+ */
+typedef int (*gw_progress_cb)(const char *status,
+                              const char *task_json,
+                              void *GW_NULLABLE user_data);
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
-// POST /v1/chat/completions. `request_json` is the request body (passed
-// through: fields gw does not know reach the gateway untouched); documented
-// limits are checked first unless the client has `"validate": false`.
-// `"stream": true` is refused here: use `gw_chat_stream`.
-//
-// Returns `GW_OK` with the `chat.completion` JSON in `*out`, or a status with
-// the error JSON `{"error":{"message","type","code","status"}}` in `*out`.
-// `*out` is freed with `gw_free`; `out` may be NULL.
-// Thread-safe: many threads may call this on one client at once.
-int gw_chat(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/chat/completions. `request_json` is the request body (passed
+ * through: fields gw does not know reach the gateway untouched); documented
+ * limits are checked first unless the client has `"validate": false`.
+ * `"stream": true` is refused here: use `gw_chat_stream`.
+ *
+ * Returns `GW_OK` with the `chat.completion` JSON in `*out`, or a status with
+ * the error JSON `{"error":{"message","type","code","status"}}` in `*out`.
+ * `*out` is freed with `gw_free`; `out` may be NULL.
+ * Thread-safe: many threads may call this on one client at once.
+ */
+int gw_chat(const struct gw_client *client,
+            const char *request_json,
+            char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/chat/completions with `"stream": true` (set by gw).
-//
-// `callback` (may be NULL) is called once per chunk with the text delta
-// already extracted. On success `*out` holds a `chat.completion` assembled
-// from the chunks. A stream that ends before `data: [DONE]` is `GW_STREAM`,
-// an error object inside the stream is `GW_STREAM`, a line over
-// `max_line_bytes` is `GW_TOO_LARGE`, a non-zero callback return is
-// `GW_CANCELLED`. A stream is never retried once an event reached the callback.
+/**
+ * POST /v1/chat/completions with `"stream": true` (set by gw).
+ *
+ * `callback` (may be NULL) is called once per chunk with the text delta
+ * already extracted. On success `*out` holds a `chat.completion` assembled
+ * from the chunks. A stream that ends before `data: [DONE]` is `GW_STREAM`,
+ * an error object inside the stream is `GW_STREAM`, a line over
+ * `max_line_bytes` is `GW_TOO_LARGE`, a non-zero callback return is
+ * `GW_CANCELLED`. A stream is never retried once an event reached the callback.
+ */
 int gw_chat_stream(const struct gw_client *client,
                    const char *request_json,
-                   gw_event_cb callback,
-                   void *user_data,
-                   char **out);
+                   gw_event_cb GW_NULLABLE callback,
+                   void *GW_NULLABLE user_data,
+                   char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/responses (the Responses format). Ownership and errors as `gw_chat`.
-int gw_responses(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/responses (the Responses format). Ownership and errors as `gw_chat`.
+ */
+int gw_responses(const struct gw_client *client,
+                 const char *request_json,
+                 char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/responses with `"stream": true`. Events carry their `event:` name;
-// `text_delta` is set for `response.output_text.delta`. On success `*out` is
-// the `response` object of `response.completed`; `error` and
-// `response.failed` events, or an end before `response.completed`, are
-// `GW_STREAM`. Callback rules as `gw_chat_stream`.
+/**
+ * POST /v1/responses with `"stream": true`. Events carry their `event:` name;
+ * `text_delta` is set for `response.output_text.delta`. On success `*out` is
+ * the `response` object of `response.completed`; `error` and
+ * `response.failed` events, or an end before `response.completed`, are
+ * `GW_STREAM`. Callback rules as `gw_chat_stream`.
+ */
 int gw_responses_stream(const struct gw_client *client,
                         const char *request_json,
-                        gw_event_cb callback,
-                        void *user_data,
-                        char **out);
+                        gw_event_cb GW_NULLABLE callback,
+                        void *GW_NULLABLE user_data,
+                        char *GW_NULLABLE *GW_NULLABLE out);
 
-// Creates a client with default options.
-//
-// `base_url` and `api_key` may be NULL: they then come from the environment
-// variables `GW_BASE_URL` and `GW_API_KEY`. The base URL may end in `/` or
-// `/v1`. Plain `http://` is refused unless the host is loopback (see
-// `gw_client_new_with_options` for `allow_insecure_http`).
-//
-// Returns a client to free with `gw_client_free`, or NULL when the arguments
-// are unusable; `gw_last_error()` then says why (never with the key in it).
-// The strings are copied: they need not outlive the call.
-struct gw_client *gw_client_new(const char *base_url, const char *api_key);
+/**
+ * Creates a client with default options.
+ *
+ * `base_url` and `api_key` may be NULL: they then come from the environment
+ * variables `GW_BASE_URL` and `GW_API_KEY`. The base URL may end in `/` or
+ * `/v1`. Plain `http://` is refused unless the host is loopback (see
+ * `gw_client_new_with_options` for `allow_insecure_http`).
+ *
+ * Returns a client to free with `gw_client_free`, or NULL when the arguments
+ * are unusable; `gw_last_error()` then says why (never with the key in it).
+ * Bindings use `gw_client_create`, which returns the error as JSON instead.
+ * The strings are copied: they need not outlive the call.
+ */
+struct gw_client *GW_NULLABLE gw_client_new(const char *GW_NULLABLE base_url,
+                                            const char *GW_NULLABLE api_key);
 
-// Creates a client from options JSON (NULL or "" for all defaults):
-//
-// `{"base_url", "api_key", "connect_timeout_ms": 10000, "read_timeout_ms": 60000,
-//   "total_timeout_ms": 600000, "max_retries": 2, "retry_base_delay_ms": 500,
-//   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
-//   "headers": {}, "validate": true, "allow_insecure_http": false,
-//   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null}`
-//
-// A timeout of 0 means none. Unknown keys are an error (a typo is not
-// ignored). Returns NULL on bad options; `gw_last_error()` says which.
-struct gw_client *gw_client_new_with_options(const char *options_json);
+/**
+ * Creates a client from options JSON (NULL or "" for all defaults):
+ *
+ * `{"base_url", "api_key", "connect_timeout_ms": 10000, "read_timeout_ms": 60000,
+ *   "total_timeout_ms": 600000, "max_retries": 2, "retry_base_delay_ms": 500,
+ *   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
+ *   "headers": {}, "validate": true, "allow_insecure_http": false,
+ *   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
+ *   "max_idle_connections": 16}`
+ *
+ * A timeout of 0 means none. Unknown keys are an error (a typo is not
+ * ignored). Returns NULL on bad options; `gw_last_error()` says which.
+ * Bindings use `gw_client_create`.
+ */
+struct gw_client *GW_NULLABLE gw_client_new_with_options(const char *GW_NULLABLE options_json);
 
-// Frees a client. Calling with NULL is fine. Must not be called twice with
-// the same pointer, nor while another thread is inside a call on it.
-void gw_client_free(struct gw_client *client);
+/**
+ * Creates a client from options JSON (as `gw_client_new_with_options`),
+ * reporting through out-parameters only: the form for bindings, whose calls
+ * may change OS threads between two native calls (so `gw_last_error` could
+ * belong to another call).
+ *
+ * Returns `GW_OK` with the new client in `*client` (free it with
+ * `gw_client_free`), or a status with `*client` NULL and the error JSON in
+ * `*err_json` (free it with `gw_free`; `err_json` may be NULL). `client` must
+ * not be NULL.
+ */
+int gw_client_create(const char *GW_NULLABLE options_json,
+                     struct gw_client *GW_NULLABLE *GW_NONNULL client,
+                     char *GW_NULLABLE *GW_NULLABLE err_json);
 
-// POST /v1/embeddings: `{"model","input","encoding_format","dimensions"}`.
-// `*out`: the embedding list. Ownership, errors and threads as `gw_chat`.
-int gw_embeddings(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * A new handle that shares `base`'s connection pool and settings, with
+ * per-call overrides in `options_json` (NULL or "" for none):
+ *
+ * `{"total_timeout_ms", "read_timeout_ms", "connect_timeout_ms",
+ *   "max_retries", "headers": {...} (merged over the base's),
+ *   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
+ *
+ * Unknown keys are refused. The new handle has its own cancel state
+ * (`gw_client_cancel`) and last response (`gw_client_last_response`); it is
+ * cheap (no new pool, no thread) and is freed with `gw_client_free`, before or
+ * after `base`. Derive one per call to cancel it or read its metadata.
+ * Returns NULL on bad options (`gw_last_error()` says why); bindings use
+ * `gw_client_create_derived`.
+ */
+struct gw_client *GW_NULLABLE gw_client_derive(const struct gw_client *base,
+                                               const char *GW_NULLABLE options_json);
 
-// Decodes an embedding returned with `"encoding_format": "base64"` (little-endian
-// float32s) into `*out_floats` (`*out_len` values), freed with `gw_free`.
-//
-// Returns `GW_OK`, or `GW_INVALID_ARGUMENT` for NULL pointers, invalid base64 or
-// a byte count that is not a multiple of 4 (`gw_last_error()` says which).
-int gw_embedding_decode(const char *base64, float **out_floats, size_t *out_len);
+/**
+ * `gw_client_derive` reporting through out-parameters only (see
+ * `gw_client_create`): `GW_OK` with the handle in `*client`, or a status with
+ * `*client` NULL and the error JSON in `*err_json` (may be NULL).
+ */
+int gw_client_create_derived(const struct gw_client *base,
+                             const char *GW_NULLABLE options_json,
+                             struct gw_client *GW_NULLABLE *GW_NONNULL client,
+                             char *GW_NULLABLE *GW_NULLABLE err_json);
 
-// POST /v1/images/generations: `{"model","prompt","size","seed","guidance_scale",...}`.
-// `*out`: the image result (`created`, `data[].url`, `model`, `usage`).
-// Ownership, errors and threads as `gw_chat`.
-int gw_image_generate(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * Cancels every call in flight on this handle, from any thread, at any time;
+ * idempotent. Each returns `GW_CANCELLED` promptly (within tens of
+ * milliseconds, whatever it is doing: resolving, connecting, TLS, sending,
+ * waiting for the answer, reading a body or stream, sleeping before a retry or
+ * between `gw_video_wait` polls); its connection is closed, never pooled.
+ * Every later call on the handle returns `GW_CANCELLED` at once, and so does
+ * `gw_stream_next` on a stream opened on it. The base handle and other
+ * derived handles are not affected. NULL is fine (nothing happens).
+ */
+void gw_client_cancel(struct gw_client *client);
 
-// POST /v1/images/edits in its JSON form, `image` (and `mask`) given as URLs.
-// `*out`: the image result (`data[].url`, `data[].revised_prompt`).
-int gw_image_edit(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * JSON about the last exchange finished on this handle, success or a failure
+ * that got an HTTP answer:
+ * `{"status":429,"request_id":"req_1"|null,"headers":{"x-ratelimit-remaining":"0",...},
+ *   "attempts":3,"elapsed_ms":812,"url":"https://gw.example/v1/chat/completions"}`
+ * (header names in lower case; the URL never carries the key). `*out` is
+ * `null` when no exchange has finished on it yet (or the last call got no
+ * answer, e.g. a connection failure, before any other did).
+ *
+ * On a handle shared by concurrent calls it describes whichever call
+ * finished last: derive a handle per call (`gw_client_derive`) to read a
+ * given call's metadata. Returns `GW_OK`; `*out` is freed with `gw_free`.
+ */
+int gw_client_last_response(const struct gw_client *client,
+                            char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/images/edits as multipart/form-data: the fields of `request_json`
-// (`model`, `prompt`, `n`, `size`, ...) as text parts, then `image` and, when
-// not NULL, `mask` as file parts. `image` must not be NULL.
+/**
+ * Frees a client handle. Calling with NULL is fine. Must not be called twice
+ * with the same pointer. A call still running on it (on another thread, or
+ * the call whose callback frees it) keeps it alive until it returns; streams
+ * opened on it keep what they need, so they may outlive it.
+ */
+void gw_client_free(struct gw_client *GW_NULLABLE client);
+
+/**
+ * POST /v1/embeddings: `{"model","input","encoding_format","dimensions"}`.
+ * `*out`: the embedding list. Ownership, errors and threads as `gw_chat`.
+ */
+int gw_embeddings(const struct gw_client *client,
+                  const char *request_json,
+                  char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * Decodes an embedding returned with `"encoding_format": "base64"` (little-endian
+ * float32s) into `*out_floats` (`*out_len` values), freed with `gw_free`.
+ *
+ * Returns `GW_OK`, or `GW_INVALID_ARGUMENT` for NULL pointers, invalid base64 or
+ * a byte count that is not a multiple of 4 (`gw_last_error()` says which).
+ */
+int gw_embedding_decode(const char *base64,
+                        float *GW_NULLABLE *GW_NONNULL out_floats,
+                        size_t *out_len);
+
+/**
+ * POST /v1/images/generations: `{"model","prompt","size","seed","guidance_scale",...}`.
+ * `*out`: the image result (`created`, `data[].url`, `model`, `usage`).
+ * Ownership, errors and threads as `gw_chat`.
+ */
+int gw_image_generate(const struct gw_client *client,
+                      const char *request_json,
+                      char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * POST /v1/images/edits in its JSON form, `image` (and `mask`) given as URLs.
+ * `*out`: the image result (`data[].url`, `data[].revised_prompt`).
+ */
+int gw_image_edit(const struct gw_client *client,
+                  const char *request_json,
+                  char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * POST /v1/images/edits as multipart/form-data: the fields of `request_json`
+ * (`model`, `prompt`, `n`, `size`, ...) as text parts, then `image` and, when
+ * not NULL, `mask` as file parts. `image` must not be NULL.
+ */
 int gw_image_edit_upload(const struct gw_client *client,
                          const char *request_json,
                          const struct gw_file *image,
-                         const struct gw_file *mask,
-                         char **out);
+                         const struct gw_file *GW_NULLABLE mask,
+                         char *GW_NULLABLE *GW_NULLABLE out);
 
-// The message of the calling thread's most recent failed gw call, or "" when
-// none failed yet. Never NULL.
-//
-// The pointer is owned by gw and stays valid until the next gw call on the
-// same thread; copy it to keep it. Do not free it. Each thread has its own.
+/**
+ * The message of the calling thread's most recent failed gw call, or "" when
+ * none failed yet. Never NULL.
+ *
+ * The pointer is owned by gw and stays valid until the next gw call on the
+ * same thread; copy it to keep it. Do not free it. Each thread has its own.
+ *
+ * A C convenience only: bindings whose calls may change OS threads (Go,
+ * Kotlin coroutines, Swift tasks) read every failure from out-parameters
+ * instead: `*out` of each call, `gw_client_create`, `gw_client_create_derived`,
+ * `gw_stream_finish`.
+ */
 const char *gw_last_error(void);
 
-// Frees memory gw returned (`*out` strings, decoded embeddings). Calling with
-// NULL is fine. Must not be called twice with the same pointer. Static strings
-// (`gw_status_str`, `gw_version`, `gw_last_error`) are never freed.
-void gw_free(void *ptr);
+/**
+ * Sets the process-wide logger: one line per request attempt, retry (with the
+ * reason and the delay), redirect, stream end and failure, at most
+ * `max_level` (`GW_LOG_ERROR` .. `GW_LOG_TRACE`). The API key, `?key=` values
+ * and Authorization headers never appear in a line. NULL `cb` turns logging
+ * off. Replaces any earlier logger; safe to call from any thread.
+ */
+void gw_set_logger(gw_log_cb GW_NULLABLE cb, void *GW_NULLABLE user_data, int max_level);
 
-// The name of a status code, e.g. "GW_TIMEOUT"; "GW_HTTP_STATUS" for other
-// HTTP statuses, "GW_UNKNOWN" otherwise. Static: never freed, never NULL.
+/**
+ * Frees memory gw returned (`*out` strings, decoded embeddings). Calling with
+ * NULL is fine. Must not be called twice with the same pointer. Static strings
+ * (`gw_status_str`, `gw_version`, `gw_last_error`) are never freed.
+ */
+void gw_free(void *GW_NULLABLE ptr);
+
+/**
+ * The name of a status code, e.g. "GW_TIMEOUT"; "GW_HTTP_STATUS" for other
+ * HTTP statuses, "GW_UNKNOWN" otherwise. Static: never freed, never NULL.
+ */
 const char *gw_status_str(int status);
 
-// The library version, e.g. "0.1.0". Static: never freed.
+/**
+ * The library version, e.g. "0.1.0". Static: never freed.
+ */
 const char *gw_version(void);
 
-// Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.
-// "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).
-// `body_json` is the JSON body for POST, NULL for GET. Auth is placed as the
-// API document says (`?key=` for `/v1beta/...`, Bearer elsewhere); a path of
-// a documented operation gets that operation's limit checks and answer rules
-// (vendor codes included). Ownership, errors and threads as `gw_chat`.
+/**
+ * Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.
+ * "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).
+ * `body_json` is the JSON body for POST, NULL for GET. Auth is placed as the
+ * API document says (`?key=` for `/v1beta/...`, Bearer elsewhere); a path of
+ * a documented operation gets that operation's limit checks and answer rules
+ * (vendor codes included). Ownership, errors and threads as `gw_chat`.
+ */
 int gw_request(const struct gw_client *client,
                const char *method,
                const char *path,
-               const char *body_json,
-               char **out);
+               const char *GW_NULLABLE body_json,
+               char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorK/v1/videos/text2video. Poll with `GW_VIDEO_VENDOR_K`.
-int gw_vendor_k_text2video(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/chat/completions with `"stream": true` (set by gw), pulled: sends
+ * the request and waits for the answer's headers (retrying as any call does).
+ *
+ * Returns `GW_OK` with the stream in `*stream` (and `*out` NULL), or a
+ * failure status with `*stream` NULL and the error JSON in `*out` (as for
+ * `gw_chat`). Then call `gw_stream_next` until it returns `GW_DONE` or a
+ * failure, `gw_stream_finish` for the assembled `chat.completion`, and
+ * `gw_stream_free`. `stream` must not be NULL; `out` may be NULL.
+ */
+int gw_chat_stream_open(const struct gw_client *client,
+                        const char *request_json,
+                        struct gw_stream *GW_NULLABLE *GW_NONNULL stream,
+                        char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorK/v1/videos/image2video. Poll with `GW_VIDEO_VENDOR_K`.
-int gw_vendor_k_image2video(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
+ * `gw_stream_finish` gives the `response` of `response.completed`.
+ */
+int gw_responses_stream_open(const struct gw_client *client,
+                             const char *request_json,
+                             struct gw_stream *GW_NULLABLE *GW_NONNULL stream,
+                             char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorK/v1/videos/multi-image2video. Poll with `GW_VIDEO_VENDOR_K`.
+/**
+ * Moves to the next event of `stream`.
+ *
+ * Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
+ * valid until the next call on it); `GW_DONE` after the terminal event (chat:
+ * `data: [DONE]`, not itself an event; Responses: after `response.completed`
+ * was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+ * `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
+ * JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
+ * call returns the same status. `*event` is NULL unless `GW_OK`.
+ */
+int gw_stream_next(struct gw_stream *stream,
+                   const struct gw_event *GW_NULLABLE *GW_NONNULL event);
+
+/**
+ * The stream's result: `GW_OK` with the assembled final object in `*out`
+ * (chat: a `chat.completion`; Responses: the `response`), or the failure
+ * status with its error JSON. Called before the end, it first reads the
+ * remaining events (they are not handed out). May be called more than once.
+ * `*out` is freed with `gw_free`; `out` may be NULL.
+ */
+int gw_stream_finish(struct gw_stream *stream, char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * Frees a stream, at any time: mid-stream it closes the connection (never
+ * pooled half-read). NULL is fine. Must not be called twice.
+ */
+void gw_stream_free(struct gw_stream *GW_NULLABLE stream);
+
+/**
+ * POST /vendorK/v1/videos/text2video. Poll with `GW_VIDEO_VENDOR_K`.
+ */
+int gw_vendor_k_text2video(const struct gw_client *client,
+                           const char *request_json,
+                           char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * POST /vendorK/v1/videos/image2video. Poll with `GW_VIDEO_VENDOR_K`.
+ */
+int gw_vendor_k_image2video(const struct gw_client *client,
+                            const char *request_json,
+                            char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * POST /vendorK/v1/videos/multi-image2video. Poll with `GW_VIDEO_VENDOR_K`.
+ */
 int gw_vendor_k_multi_image2video(const struct gw_client *client,
                                   const char *request_json,
-                                  char **out);
+                                  char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorK/video/effects: `{"video": URL, "effect"}`.
-int gw_vendor_k_effects(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorK/video/effects: `{"video": URL, "effect"}`.
+ */
+int gw_vendor_k_effects(const struct gw_client *client,
+                        const char *request_json,
+                        char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorK/video/extend: `{"video_id"}`.
-int gw_vendor_k_extend(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorK/video/extend: `{"video_id"}`.
+ */
+int gw_vendor_k_extend(const struct gw_client *client,
+                       const char *request_json,
+                       char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorH/image-to-video: `{"image_url","prompt","model","duration","aspect_ratio"}`.
-// `code` != 0 in the answer is `GW_VENDOR`.
+/**
+ * POST /vendorH/image-to-video: `{"image_url","prompt","model","duration","aspect_ratio"}`.
+ * `code` != 0 in the answer is `GW_VENDOR`.
+ */
 int gw_vendor_h_image_to_video(const struct gw_client *client,
                                const char *request_json,
-                               char **out);
+                               char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorM/submit/imagine: `{"prompt","botType","base64Array","notifyHook","state"}`.
-// `code` != 1 in the answer is `GW_VENDOR`.
-int gw_vendor_m_imagine(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorM/submit/imagine: `{"prompt","botType","base64Array","notifyHook","state"}`.
+ * `code` != 1 in the answer is `GW_VENDOR`.
+ */
+int gw_vendor_m_imagine(const struct gw_client *client,
+                        const char *request_json,
+                        char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorI/describe: `{"image": URL}`. `*out`: `{"descriptions": [...]}`.
-int gw_vendor_i_describe(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorI/describe: `{"image": URL}`. `*out`: `{"descriptions": [...]}`.
+ */
+int gw_vendor_i_describe(const struct gw_client *client,
+                         const char *request_json,
+                         char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorI/generate: `{"prompt","aspect_ratio"}`.
-int gw_vendor_i_generate(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorI/generate: `{"prompt","aspect_ratio"}`.
+ */
+int gw_vendor_i_generate(const struct gw_client *client,
+                         const char *request_json,
+                         char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorI/text-to-image: `{"prompt"}`.
-int gw_vendor_i_text_to_image(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /vendorI/text-to-image: `{"prompt"}`.
+ */
+int gw_vendor_i_text_to_image(const struct gw_client *client,
+                              const char *request_json,
+                              char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /vendorF/{model_slug}/edit: `{"image": URL, "prompt"}`.
+/**
+ * POST /vendorF/{model_slug}/edit: `{"image": URL, "prompt"}`.
+ */
 int gw_vendor_f_edit(const struct gw_client *client,
                      const char *model_slug,
                      const char *request_json,
-                     char **out);
+                     char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1beta/models/{model}:generateContent (native format):
-// `{"contents","tools","generationConfig"}`. The key goes in `?key=`, never
-// in a header, and never appears in an error or `gw_last_error()`.
-// `*out`: `{"candidates": [...]}`; a `functionCall` part asks the caller to
-// run the function and send its result back in a later call.
+/**
+ * POST /v1beta/models/{model}:generateContent (native format):
+ * `{"contents","tools","generationConfig"}`. The key goes in `?key=`, never
+ * in a header, and never appears in an error or `gw_last_error()`.
+ * `*out`: `{"candidates": [...]}`; a `functionCall` part asks the caller to
+ * run the function and send its result back in a later call.
+ */
 int gw_generate_content(const struct gw_client *client,
                         const char *model,
                         const char *request_json,
-                        char **out);
+                        char *GW_NULLABLE *GW_NULLABLE out);
 
-// Queries a video task once. `family` is one of `GW_VIDEO_*`; `task_id` is
-// the id the create call returned (it is URL-encoded, so any text is safe).
-// `*out`: the task record as the gateway sent it. Ownership, errors and
-// threads as `gw_chat`. To poll until done, use `gw_video_wait`.
-int gw_video_status(const struct gw_client *client, int family, const char *task_id, char **out);
+/**
+ * Queries a video task once. `family` is one of `GW_VIDEO_*`; `task_id` is
+ * the id the create call returned (it is URL-encoded, so any text is safe).
+ * `*out`: the task record as the gateway sent it. Ownership, errors and
+ * threads as `gw_chat`. To poll until done, use `gw_video_wait`.
+ */
+int gw_video_status(const struct gw_client *client,
+                    int family,
+                    const char *task_id,
+                    char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/video/create: `{"model","prompt","duration"}`. `*out`: `{"task_id","status"}`;
-// poll with `GW_VIDEO_UNIFIED`.
-int gw_video_create(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/video/create: `{"model","prompt","duration"}`. `*out`: `{"task_id","status"}`;
+ * poll with `GW_VIDEO_UNIFIED`.
+ */
+int gw_video_create(const struct gw_client *client,
+                    const char *request_json,
+                    char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/video/generations (unified format). Poll with `GW_VIDEO_UNIFIED`.
-int gw_video_generate(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/video/generations (unified format). Poll with `GW_VIDEO_UNIFIED`.
+ */
+int gw_video_generate(const struct gw_client *client,
+                      const char *request_json,
+                      char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/videos (video with a character): `{"model","prompt","character_id"}`.
-// `*out`: `{"id","status"}`; poll with `GW_VIDEO_CHARACTER`.
-int gw_video_character(const struct gw_client *client, const char *request_json, char **out);
+/**
+ * POST /v1/videos (video with a character): `{"model","prompt","character_id"}`.
+ * `*out`: `{"id","status"}`; poll with `GW_VIDEO_CHARACTER`.
+ */
+int gw_video_character(const struct gw_client *client,
+                       const char *request_json,
+                       char *GW_NULLABLE *GW_NULLABLE out);
 
-// POST /v1/videos/{video_id}/remix: `{"prompt","size"}`.
+/**
+ * POST /v1/videos/{video_id}/remix: `{"prompt","size"}`.
+ */
 int gw_video_remix(const struct gw_client *client,
                    const char *video_id,
                    const char *request_json,
-                   char **out);
+                   char *GW_NULLABLE *GW_NULLABLE out);
 
-// Polls a video task of `family` (`GW_VIDEO_*`) until its status is terminal
-// (`succeeded`/`succeed`/`completed`/`SUCCEEDED` or `failed`/`FAILED`, ...).
-//
-// `wait_options_json` may be NULL: `{"interval_ms": 2000, "timeout_ms": 600000}`.
-// `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
-// task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
-// failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
-// stopped it; or the status of a failed poll. Blocks the calling thread.
+/**
+ * Polls a video task of `family` (`GW_VIDEO_*`) until its status is terminal
+ * (`succeeded`/`succeed`/`completed`/`SUCCEEDED` or `failed`/`FAILED`, ...).
+ *
+ * `wait_options_json` may be NULL: `{"interval_ms": 2000, "timeout_ms": 600000}`.
+ * `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
+ * task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
+ * failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
+ * stopped it; or the status of a failed poll. Blocks the calling thread.
+ */
 int gw_video_wait(const struct gw_client *client,
                   int family,
                   const char *task_id,
-                  const char *wait_options_json,
-                  gw_progress_cb progress,
-                  void *user_data,
-                  char **out);
+                  const char *GW_NULLABLE wait_options_json,
+                  gw_progress_cb GW_NULLABLE progress,
+                  void *GW_NULLABLE user_data,
+                  char *GW_NULLABLE *GW_NULLABLE out);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif  /* __cplusplus */
+
+#if defined(__clang__)
+#pragma clang assume_nonnull end
+#pragma clang diagnostic pop
+#endif
 
 #endif  /* GW_H */

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs libgw.so, libgw.a, gw.h and gw.pc under $PREFIX (default /usr/local).
 # DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
+# The shared library goes in as libgw.so.X.Y.Z with the usual links: libgw.so.X (its SONAME,
+# which programs record and the loader looks for) and libgw.so (what -lgw finds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +16,10 @@ done
 
 echo "install: gw $version into $dest"
 install -d "$dest/lib/pkgconfig" "$dest/include"
-install -m 0755 target/release/libgw.so "$dest/lib/libgw.so"
+major="${version%%.*}"
+install -m 0755 target/release/libgw.so "$dest/lib/libgw.so.$version"
+ln -sfn "libgw.so.$version" "$dest/lib/libgw.so.$major"
+ln -sfn "libgw.so.$major" "$dest/lib/libgw.so"
 install -m 0644 target/release/libgw.a "$dest/lib/libgw.a"
 install -m 0644 include/gw.h "$dest/include/gw.h"
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" gw.pc.in >"$dest/lib/pkgconfig/gw.pc"

@@ -1,21 +1,31 @@
 //! The client: one pooled ureq agent, auth placement, the retry loop, redirects
 //! that never carry credentials to another origin, and judging answers.
+//!
+//! A `Client` is a cheap handle (an `Arc`). `derive` makes another handle on the
+//! same agent (pool) with per-call overrides and a cancel token of its own.
 
 use std::fmt;
-use std::io::BufReader;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use ureq::http::{self, HeaderName, HeaderValue, Response};
+use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
 use ureq::{Agent, Body};
 
+use crate::call_options::CallOptions;
+use crate::cancel::{CallScope, CancelToken};
 use crate::error::{http_error_message, Error};
+use crate::event_stream::EventStream;
+use crate::log::{self, Level};
+use crate::meta::ResponseMeta;
 use crate::multipart::Form;
 use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
 use crate::options::{BaseUrl, Options, Origin};
 use crate::retry;
-use crate::sse::SseParser;
-use crate::stream::{self, StreamEvent};
+use crate::stream::StreamEvent;
+use crate::transport::{GwResolver, GwTcpConnector};
 use crate::transport_error::map_ureq;
 use crate::validate;
 
@@ -23,14 +33,31 @@ const MAX_REDIRECTS: usize = 5;
 /// An error body is only read for its message: no need to take a huge one in.
 const MAX_ERROR_BODY: u64 = 1024 * 1024;
 
-/// A gateway client. Cheap to share: every method takes `&self` and the agent's
-/// connection pool is thread-safe, so one client serves all threads.
+/// A gateway client. Cheap to clone and to share: every method takes `&self`
+/// and the agent's connection pool is thread-safe, so one client serves all
+/// threads. Clones share everything, the cancel token included.
+#[derive(Clone)]
 pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+#[doc(hidden)]
+pub struct ClientInner {
     options: Options,
     base: BaseUrl,
     api_key: String,
     agent: Agent,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
+    idempotency_key: Option<HeaderValue>,
+    cancel: Arc<CancelToken>,
+    last_response: Mutex<Option<ResponseMeta>>,
+}
+
+impl Deref for Client {
+    type Target = ClientInner;
+    fn deref(&self) -> &ClientInner {
+        &self.inner
+    }
 }
 
 impl fmt::Debug for Client {
@@ -43,20 +70,56 @@ impl fmt::Debug for Client {
     }
 }
 
-/// How one attempt ended: an answer or a transport error (both may be retried),
-/// or a refusal of ours (a bad redirect) that no retry can change.
+/// How one attempt ended: an answer (with the URL that gave it) or a transport
+/// error (both may be retried), or a refusal of ours (a bad redirect) that no
+/// retry can change.
 enum Attempt {
-    Sent(Result<Response<Body>, Error>),
+    Sent(Result<(Response<Body>, String), Error>),
     Refused(Error),
 }
 
 /// What goes on the wire for one call, before auth and redirects.
-struct Outgoing<'a> {
+pub(crate) struct Outgoing<'a> {
+    pub method: Method,
+    pub path: String,
+    pub auth: Auth,
+    pub body: Option<(&'a str, &'a [u8])>,
+    pub accept: &'static str,
+}
+
+/// One request of an attempt: the first, or one a redirect leads to.
+#[derive(Clone, Copy)]
+struct Hop<'a> {
     method: Method,
-    path: String,
-    auth: Auth,
+    url: &'a str,
+    /// None once a redirect left the base URL's origin: no credentials.
+    auth: Option<Auth>,
     body: Option<(&'a str, &'a [u8])>,
-    accept: &'static str,
+    accept: &'a str,
+}
+
+/// What a call has done so far: for the retry budget and `last_response`.
+pub(crate) struct Tally {
+    pub started: Instant,
+    pub attempts: u32,
+    /// The call's `Idempotency-Key`, chosen at its first POST attempt and sent on each.
+    pub key: Option<HeaderValue>,
+    /// The last attempt timed out waiting for the answer's head: the request was sent.
+    pub head_timed_out: bool,
+    /// When the successful answer asks to be polled again (task records).
+    pub poll_after: Option<Duration>,
+}
+
+impl Tally {
+    pub fn new() -> Tally {
+        Tally {
+            started: Instant::now(),
+            attempts: 0,
+            key: None,
+            head_timed_out: false,
+            poll_after: None,
+        }
+    }
 }
 
 impl Client {
@@ -88,12 +151,102 @@ impl Client {
         let extra_headers = parse_extra_headers(&options)?;
         let agent = build_agent(&options)?;
         Ok(Client {
-            options,
-            base,
-            api_key,
-            agent,
-            extra_headers,
+            inner: Arc::new(ClientInner {
+                options,
+                base,
+                api_key,
+                agent,
+                extra_headers,
+                idempotency_key: None,
+                cancel: Arc::default(),
+                last_response: Mutex::new(None),
+            }),
         })
+    }
+
+    /// A new handle on the same connection pool and settings, with per-call
+    /// overrides and a cancel token and last response of its own. Cheap: no new
+    /// pool, no thread.
+    pub fn derive(&self, overrides: &CallOptions) -> Result<Client, Error> {
+        let mut options = self.options.clone();
+        let set = |slot: &mut u64, v: Option<u64>| {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        };
+        set(&mut options.total_timeout_ms, overrides.total_timeout_ms);
+        set(&mut options.read_timeout_ms, overrides.read_timeout_ms);
+        set(
+            &mut options.connect_timeout_ms,
+            overrides.connect_timeout_ms,
+        );
+        set(
+            &mut options.first_byte_timeout_ms,
+            overrides.first_byte_timeout_ms,
+        );
+        if let Some(n) = overrides.max_retries {
+            options.max_retries = n;
+        }
+        if let Some(v) = overrides.validate {
+            options.validate = v;
+        }
+        if let Some(headers) = &overrides.headers {
+            for (k, v) in headers {
+                // Same name in another case replaces the base's value.
+                options
+                    .headers
+                    .retain(|name, _| !name.eq_ignore_ascii_case(k));
+                options.headers.insert(k.clone(), v.clone());
+            }
+        }
+        let extra_headers = parse_extra_headers(&options)?;
+        let idempotency_key = match &overrides.idempotency_key {
+            None => self.idempotency_key.clone(),
+            Some(key) => Some(
+                HeaderValue::from_str(key)
+                    .ok()
+                    .filter(|_| !key.is_empty())
+                    .ok_or_else(|| {
+                        Error::invalid_param(
+                            "idempotency_key",
+                            "idempotency_key: must be a non-empty header-safe string",
+                        )
+                    })?,
+            ),
+        };
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                options,
+                base: self.base.clone(),
+                api_key: self.api_key.clone(),
+                agent: self.agent.clone(),
+                extra_headers,
+                idempotency_key,
+                cancel: Arc::default(),
+                last_response: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// Cancels every call in flight on this handle (they return
+    /// `Error::Cancelled` promptly) and every later one. Other handles derived
+    /// from the same base go on working.
+    pub fn cancel(&self) {
+        log::emit(Level::Debug, "gw: handle cancelled");
+        self.cancel.cancel();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The last exchange finished on this handle (success, or a failure that
+    /// got an HTTP answer). On a shared handle: whichever call finished last.
+    pub fn last_response(&self) -> Option<ResponseMeta> {
+        self.last_response
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn options(&self) -> &Options {
@@ -102,6 +255,51 @@ impl Client {
 
     pub fn base_url(&self) -> &str {
         self.base.as_str()
+    }
+
+    pub(crate) fn cancel_token(&self) -> &Arc<CancelToken> {
+        &self.cancel
+    }
+
+    /// Runs one call: refused at once when the handle is cancelled, run inside
+    /// the handle's cancel scope, its error redacted (and named `Cancelled` when
+    /// a cancel cut it short).
+    pub(crate) fn run<T>(
+        &self,
+        what: &str,
+        body: impl FnOnce(&mut Tally) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        self.cancel.check()?;
+        let _scope = CallScope::enter(&self.cancel);
+        let mut tally = Tally::new();
+        body(&mut tally).map_err(|e| self.failed(what, e))
+    }
+
+    /// Every error leaves the client through here.
+    pub(crate) fn failed(&self, what: &str, e: Error) -> Error {
+        let e = match e {
+            Error::InvalidArgument { .. } => e,
+            _ if self.cancel.is_cancelled() => Error::Cancelled,
+            e => e,
+        };
+        let e = self.redact(e);
+        if log::enabled(Level::Warn) {
+            self.log(Level::Warn, &format!("gw: {what} failed: {e}"));
+        }
+        e
+    }
+
+    /// Logs a line with the key removed, whatever built it.
+    pub(crate) fn log(&self, level: Level, line: &str) {
+        if !log::enabled(level) {
+            return;
+        }
+        let mut line = line.replace(&self.api_key, "[REDACTED]");
+        let encoded = ops::percent_encode_query(&self.api_key);
+        if encoded != self.api_key {
+            line = line.replace(&encoded, "[REDACTED]");
+        }
+        log::emit(level, &line);
     }
 
     /// Calls a JSON operation: checks the body, sends it (retrying as the policy
@@ -123,33 +321,38 @@ impl Client {
         body: Option<&Value>,
         deadline: Option<Instant>,
     ) -> Result<String, Error> {
-        self.call_inner(op, params, body, deadline)
-            .map_err(|e| self.redact(e))
+        self.call_hinted(op, params, body, deadline)
+            .map(|(text, _)| text)
     }
 
-    /// When a call started now must end, from `total_timeout_ms`.
-    pub(crate) fn default_deadline(&self) -> Option<Instant> {
-        self.options.total_timeout().map(|t| Instant::now() + t)
-    }
-
-    fn call_inner(
+    /// `call_until` that also returns the answer's poll-after hint
+    /// (`openai-poll-after-ms`, or `Retry-After` on a success), for task polling.
+    pub(crate) fn call_hinted(
         &self,
         op: &Operation,
         params: &[&str],
         body: Option<&Value>,
         deadline: Option<Instant>,
-    ) -> Result<String, Error> {
-        refuse_stream_flag(op, body)?;
-        let path = op.path_with(params)?;
-        let bytes = self.json_body(op, body)?;
-        let out = Outgoing {
-            method: op.method,
-            path,
-            auth: op.auth,
-            body: bytes.as_deref().map(|b| ("application/json", b)),
-            accept: "application/json",
-        };
-        self.exchange(&out, op.reply, deadline)
+    ) -> Result<(String, Option<Duration>), Error> {
+        self.run(op.name, |tally| {
+            refuse_stream_flag(op, body)?;
+            let path = op.path_with(params)?;
+            let bytes = self.json_body(op, body)?;
+            let out = Outgoing {
+                method: op.method,
+                path,
+                auth: op.auth,
+                body: bytes.as_deref().map(|b| ("application/json", b)),
+                accept: "application/json",
+            };
+            let text = self.exchange(&out, op.reply, deadline, tally)?;
+            Ok((text, tally.poll_after))
+        })
+    }
+
+    /// When a call started now must end, from `total_timeout_ms`.
+    pub(crate) fn default_deadline(&self) -> Option<Instant> {
+        self.options.total_timeout().map(|t| Instant::now() + t)
     }
 
     /// Sends a multipart form (the image edit with file uploads).
@@ -159,7 +362,7 @@ impl Client {
         params: &[&str],
         form: &Form,
     ) -> Result<String, Error> {
-        let run = || {
+        self.run(op.name, |tally| {
             if op.body != BodyKind::Multipart {
                 return Err(Error::Internal(format!(
                     "{} does not take a multipart body",
@@ -177,15 +380,14 @@ impl Client {
                 body: Some((&content_type, &bytes)),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply, self.default_deadline())
-        };
-        run().map_err(|e| self.redact(e))
+            self.exchange(&out, op.reply, self.default_deadline(), tally)
+        })
     }
 
     /// Any method and path (`/v1/...`, may carry a query). A path that is a row
     /// of the operation table gets that row's checks and answer rules.
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<String, Error> {
-        let run = || {
+        self.run("request", |tally| {
             let method_kind = match method.to_ascii_uppercase().as_str() {
                 "GET" => Method::Get,
                 "POST" => Method::Post,
@@ -240,81 +442,41 @@ impl Client {
                 &out,
                 row.map_or(Reply::Json(&[]), |op| op.reply),
                 self.default_deadline(),
+                tally,
             )
-        };
-        run().map_err(|e| self.redact(e))
+        })
     }
 
     /// Streams an operation: `on_event` sees each event and returns false to
-    /// cancel. Returns the assembled final object (see `stream.rs`).
+    /// cancel. Returns the assembled final object (see `stream.rs`). Written on
+    /// the pull API (`stream_open`): one stream driver, not two.
     pub fn stream(
         &self,
         op: &Operation,
         body: &Value,
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<String, Error> {
-        self.stream_inner(op, body, on_event)
-            .map_err(|e| self.redact(e))
+        let mut stream = self.stream_open(op, body)?;
+        while let Some(event) = stream.next_event()? {
+            if !on_event(&event) {
+                return Err(stream.fail(Error::Cancelled));
+            }
+        }
+        stream.finish()
     }
 
-    fn stream_inner(
-        &self,
-        op: &Operation,
-        body: &Value,
-        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
-    ) -> Result<String, Error> {
-        let kind = op
-            .stream
-            .ok_or_else(|| Error::Internal(format!("{} does not stream", op.name)))?;
-        let mut body = body.clone();
-        body.as_object_mut()
-            .ok_or_else(|| Error::invalid("request: must be a JSON object"))?
-            .insert("stream".into(), Value::Bool(true));
-        let bytes = self.json_body(op, Some(&body))?.unwrap_or_default();
-        let out = Outgoing {
-            method: op.method,
-            path: op.path_with(&[])?,
-            auth: op.auth,
-            body: Some(("application/json", &bytes)),
-            accept: "text/event-stream",
-        };
-        let deadline = self.default_deadline();
-        // One retry budget for the whole call: answers retried inside send(), and
-        // streams that break before their first event reached the callback. Once
-        // an event was delivered nothing is retried (the caller has seen output).
-        let mut attempts = 0u32;
-        loop {
-            let response = self.send_counting(&out, deadline, &mut attempts)?;
-            let is_sse = response
-                .headers()
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-            if !is_sse {
-                let text = self.read_text(response, self.options.max_response_bytes)?;
-                return Err(stream::non_stream_answer(&text));
-            }
-            let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
-            let mut parser = SseParser::new(reader, self.options.max_line_bytes);
-            let mut delivered = 0usize;
-            let result = stream::drive(kind, &mut parser, &mut |ev| {
-                delivered += 1;
-                on_event(ev)
-            });
-            let transient = matches!(result, Err(Error::Network(_) | Error::Timeout(_)));
-            if !transient || delivered > 0 || attempts > self.options.max_retries {
-                return result;
-            }
-            let delay = self.backoff(attempts - 1);
-            if deadline.is_some_and(|d| Instant::now() + delay >= d) {
-                return result;
-            }
-            std::thread::sleep(delay);
-        }
+    /// Sends a streaming request and waits for the answer's headers; the events
+    /// are then pulled from the returned stream.
+    pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream, Error> {
+        EventStream::open(self, op, body)
     }
 
     /// Serialises and checks a JSON body for an operation.
-    fn json_body(&self, op: &Operation, body: Option<&Value>) -> Result<Option<Vec<u8>>, Error> {
+    pub(crate) fn json_body(
+        &self,
+        op: &Operation,
+        body: Option<&Value>,
+    ) -> Result<Option<Vec<u8>>, Error> {
         match (op.body, body) {
             (BodyKind::None, None) => Ok(None),
             (BodyKind::None, Some(_)) => Err(Error::invalid_param(
@@ -348,61 +510,171 @@ impl Client {
         out: &Outgoing<'_>,
         reply: Reply,
         deadline: Option<Instant>,
+        tally: &mut Tally,
     ) -> Result<String, Error> {
-        let response = self.send(out, deadline)?;
-        let text = self.read_text(response, self.options.max_response_bytes)?;
-        judge(reply, text)
+        loop {
+            let response = self.send(out, deadline, tally)?;
+            crate::cancel::take_reset_seen();
+            let failure = match self
+                .read_text(response, self.options.max_response_bytes)
+                .and_then(|text| judge(reply, text))
+            {
+                Ok(text) => return Ok(text),
+                // ureq ends a body without length at a reset as if the server closed it:
+                // what looks like a bad answer is a broken connection.
+                Err(Error::Decode(_)) if crate::cancel::take_reset_seen() => {
+                    Error::Network("connection reset by the server while reading the answer".into())
+                }
+                Err(e) => {
+                    if !matches!(e, Error::Network(_) | Error::Timeout(_)) {
+                        return Err(e);
+                    }
+                    e
+                }
+            };
+            // The head came, the body broke (short, cut, reset, stalled): as retryable as a
+            // failure before the head, within the same budget. A stalled body of a POST is
+            // retried only when the key tells the gateway it is the same request.
+            let transient = match failure {
+                Error::Network(_) => true,
+                Error::Timeout(_) => out.method == Method::Get || tally.key.is_some(),
+                _ => false,
+            };
+            let delay = self.backoff(tally.attempts.saturating_sub(1));
+            if !transient
+                || tally.attempts > self.options.max_retries
+                || deadline.is_some_and(|d| Instant::now() + delay >= d)
+                || self.cancel.is_cancelled()
+            {
+                return Err(failure);
+            }
+            self.log(
+                Level::Info,
+                &format!(
+                    "gw: retrying {} after a broken answer body ({failure}) in {} ms",
+                    out.path,
+                    delay.as_millis()
+                ),
+            );
+            self.cancel.sleep(delay)?;
+        }
     }
 
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
-    /// response, or the error of the last attempt.
-    fn send(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Result<Response<Body>, Error> {
-        self.send_counting(out, deadline, &mut 0)
-    }
-
-    /// `send` that counts its attempts into `attempts` (shared with stream retries).
-    fn send_counting(
+    /// response, or the error of the last attempt. `tally` counts attempts
+    /// (shared with stream retries) and the answer that ends the loop is
+    /// recorded as the handle's last response.
+    pub(crate) fn send(
         &self,
         out: &Outgoing<'_>,
         deadline: Option<Instant>,
-        attempts: &mut u32,
+        tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        if tally.key.is_none() && out.method == Method::Post {
+            tally.key = match &self.idempotency_key {
+                Some(key) => Some(key.clone()),
+                None if self.options.idempotency_keys => {
+                    HeaderValue::from_str(&crate::idempotency::new_key()).ok()
+                }
+                None => None,
+            };
+        }
         loop {
-            *attempts += 1;
-            let attempt = *attempts - 1;
-            let result = match self.attempt(out, deadline) {
+            tally.attempts += 1;
+            tally.head_timed_out = false;
+            let attempt = tally.attempts - 1;
+            if log::enabled(Level::Debug) {
+                self.log(
+                    Level::Debug,
+                    &format!(
+                        "gw: {} {} (attempt {})",
+                        out.method.as_str(),
+                        self.base.join(&out.path),
+                        tally.attempts
+                    ),
+                );
+            }
+            let result = match self.attempt(out, deadline, tally) {
                 Attempt::Refused(e) => return Err(e),
                 Attempt::Sent(result) => result,
             };
-            let (retryable, wait) = match &result {
-                Ok(r) if r.status().is_success() => return result,
-                Ok(r) => {
+            let (retryable, wait, why) = match &result {
+                Ok((r, url)) if r.status().is_success() => {
+                    tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
+                    self.record(r, url, tally);
+                    return result.map(|(r, _)| r);
+                }
+                Ok((r, _)) => {
                     let by_status = retry::status_is_retryable(r.status().as_u16());
                     let said = retry::should_retry_header(r.headers());
                     (
                         said.unwrap_or(by_status),
                         retry::server_delay(r.headers(), SystemTime::now()),
+                        format!("HTTP {}", r.status().as_u16()),
                     )
                 }
-                Err(e) => (matches!(e, Error::Network(_) | Error::Timeout(_)), None),
+                Err(e) => (
+                    match e {
+                        Error::Network(_) => true,
+                        // Sent and unanswered: without a key a retry could be a second,
+                        // billable request, so only a GET or a keyed POST goes again.
+                        Error::Timeout(_) if tally.head_timed_out => {
+                            out.method == Method::Get || tally.key.is_some()
+                        }
+                        Error::Timeout(_) => true,
+                        _ => false,
+                    },
+                    None,
+                    e.to_string(),
+                ),
             };
             let delay = wait
                 .map(|w| w.min(Duration::from_millis(self.options.retry_after_cap_ms)))
                 .unwrap_or_else(|| self.backoff(attempt));
             let within_deadline = deadline.is_none_or(|d| Instant::now() + delay < d);
-            if !retryable || attempt >= self.options.max_retries || !within_deadline {
+            if !retryable
+                || attempt >= self.options.max_retries
+                || !within_deadline
+                || self.cancel.is_cancelled()
+            {
                 return match result {
-                    Ok(r) => Err(self.http_error(r)),
+                    Ok((r, url)) => {
+                        self.record(&r, &url, tally);
+                        Err(self.http_error(r))
+                    }
                     Err(e) => Err(e),
                 };
             }
             drop(result); // frees the connection before we sleep
-            std::thread::sleep(delay);
+            if log::enabled(Level::Info) {
+                self.log(
+                    Level::Info,
+                    &format!(
+                        "gw: retrying {} after {why} in {} ms (retry {} of {})",
+                        out.path,
+                        delay.as_millis(),
+                        attempt + 1,
+                        self.options.max_retries
+                    ),
+                );
+            }
+            self.cancel.sleep(delay)?;
         }
     }
 
+    fn record(&self, response: &Response<Body>, url: &str, tally: &Tally) {
+        let meta = ResponseMeta::read(
+            response.status().as_u16(),
+            response.headers(),
+            tally.attempts,
+            tally.started.elapsed().as_millis() as u64,
+            url,
+        );
+        *self.last_response.lock().unwrap_or_else(|p| p.into_inner()) = Some(meta);
+    }
+
     /// The backoff before retry number `attempt` (0-based).
-    fn backoff(&self, attempt: u32) -> Duration {
+    pub(crate) fn backoff(&self, attempt: u32) -> Duration {
         retry::backoff(
             attempt,
             Duration::from_millis(self.options.retry_base_delay_ms),
@@ -413,20 +685,20 @@ impl Client {
     /// One attempt: the request and the redirects it leads to. Credentials go
     /// only to the base URL's origin; once a redirect leaves it they are gone
     /// for the rest of the chain.
-    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>) -> Attempt {
+    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>, tally: &mut Tally) -> Attempt {
         let mut url = self.base.join(&out.path);
         let mut method = out.method;
         let mut body = out.body;
         let mut trusted = true;
         for _ in 0..=MAX_REDIRECTS {
-            let sent = self.send_once(
+            let hop = Hop {
                 method,
-                &url,
-                trusted.then_some(out.auth),
+                url: &url,
+                auth: trusted.then_some(out.auth),
                 body,
-                out.accept,
-                deadline,
-            );
+                accept: out.accept,
+            };
+            let sent = self.send_once(&hop, deadline, tally);
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => return Attempt::Sent(Err(e)),
@@ -438,7 +710,7 @@ impl Client {
                 .and_then(|v| v.to_str().ok());
             let (true, Some(location)) = (matches!(status, 301 | 302 | 303 | 307 | 308), location)
             else {
-                return Attempt::Sent(Ok(response));
+                return Attempt::Sent(Ok((response, url)));
             };
             let next = resolve_location(&url, location);
             let origin = match Origin::parse(&next) {
@@ -455,6 +727,19 @@ impl Client {
                 method = Method::Get;
                 body = None;
             }
+            if log::enabled(Level::Info) {
+                self.log(
+                    Level::Info,
+                    &format!(
+                        "gw: redirect {status} to {next}{}",
+                        if trusted {
+                            ""
+                        } else {
+                            " (credentials dropped)"
+                        }
+                    ),
+                );
+            }
             url = next;
         }
         Attempt::Refused(Error::Network(format!(
@@ -464,13 +749,17 @@ impl Client {
 
     fn send_once(
         &self,
-        method: Method,
-        url: &str,
-        auth: Option<Auth>,
-        body: Option<(&str, &[u8])>,
-        accept: &str,
+        hop: &Hop<'_>,
         deadline: Option<Instant>,
+        tally: &mut Tally,
     ) -> Result<Response<Body>, Error> {
+        let Hop {
+            method,
+            url,
+            auth,
+            body,
+            accept,
+        } = *hop;
         let full_url = match auth {
             Some(Auth::QueryKey) => {
                 let sep = if url.contains('?') { '&' } else { '?' };
@@ -491,6 +780,9 @@ impl Client {
         for (name, value) in &self.extra_headers {
             builder = builder.header(name, value);
         }
+        if let (Method::Post, Some(key)) = (method, &tally.key) {
+            builder = builder.header("idempotency-key", key);
+        }
         let remaining = match deadline {
             Some(d) => Some(
                 d.checked_duration_since(Instant::now())
@@ -500,6 +792,8 @@ impl Client {
             None => None,
         };
         let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
+        // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
+        crate::cancel::set_read_idle(None);
         let result = match body {
             Some((content_type, bytes)) => {
                 let request = builder
@@ -510,6 +804,9 @@ impl Client {
                     .agent
                     .configure_request(request)
                     .timeout_global(remaining)
+                    .timeout_connect(self.options.connect_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
@@ -519,14 +816,23 @@ impl Client {
                     .agent
                     .configure_request(request)
                     .timeout_global(remaining)
+                    .timeout_connect(self.options.connect_timeout())
+                    .timeout_recv_response(self.options.first_byte_timeout())
+                    .timeout_per_read(None)
                     .build();
                 self.agent.run(request)
             }
         };
+        // The head is in (or the attempt is over): from here every read of the body or
+        // stream may be silent for read_timeout_ms at most.
+        crate::cancel::set_read_idle(self.options.read_timeout());
+        if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
+            tally.head_timed_out = true;
+        }
         result.map_err(map_ureq)
     }
 
-    fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
+    pub(crate) fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
         let bytes = response
             .into_body()
             .into_with_config()
@@ -574,7 +880,7 @@ impl Client {
 
 /// A plain call cannot read an event stream: `"stream": true` on a streaming
 /// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
-fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
+pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
     let wants_stream = body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
     if op.stream.is_some() && wants_stream {
         return Err(Error::invalid_param(
@@ -677,17 +983,35 @@ fn build_agent(options: &Options) -> Result<Agent, Error> {
         .max_redirects_will_error(false)
         .timeout_connect(options.connect_timeout())
         .timeout_per_read(options.read_timeout())
+        .max_idle_connections(options.max_idle_connections)
+        .max_idle_connections_per_host(options.max_idle_connections)
         .user_agent(user_agent);
     if let Some(proxy) = &options.proxy {
-        let proxy = ureq::Proxy::new(proxy).map_err(|_| {
-            Error::invalid_param(
-                "proxy",
-                "proxy: not a valid proxy URL (http://, https://, socks5://)",
-            )
+        let parsed = ureq::Proxy::new(proxy).map_err(|_| {
+            Error::invalid_param("proxy", "proxy: not a valid proxy URL (http://, https://)")
         })?;
-        config = config.proxy(Some(proxy));
+        if !matches!(
+            parsed.protocol(),
+            ureq::ProxyProtocol::Http | ureq::ProxyProtocol::Https
+        ) {
+            // Refused here rather than failing every call (no SOCKS support is built in).
+            return Err(Error::invalid_param(
+                "proxy",
+                "proxy: SOCKS proxies are not supported; use an http:// or https:// proxy",
+            ));
+        }
+        config = config.proxy(Some(parsed));
     }
-    Ok(config.build().new_agent())
+    // Our TCP layer (cancellable connect and I/O) under ureq's CONNECT proxy and TLS.
+    let connector =
+        ().chain(ConnectProxyConnector::default())
+            .chain(GwTcpConnector)
+            .chain(RustlsConnector::default());
+    Ok(Agent::with_parts(
+        config.build(),
+        connector,
+        GwResolver::default(),
+    ))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 /// Success.
 pub const GW_OK: i32 = 0;
+/// `gw_stream_next`: the stream ended after its terminal event (not an error).
+pub const GW_DONE: i32 = 1;
 /// The gateway answered 400.
 pub const GW_BAD_REQUEST: i32 = 400;
 /// The gateway answered 401 (missing or invalid API key).
@@ -27,7 +29,7 @@ pub const GW_NETWORK: i32 = -2;
 pub const GW_TIMEOUT: i32 = -3;
 /// The gateway's answer is not what the API promises (bad JSON, wrong shape).
 pub const GW_DECODE: i32 = -4;
-/// A stream callback returned non-zero.
+/// Cancelled: `gw_client_cancel` on the handle, or a callback returned non-zero.
 pub const GW_CANCELLED: i32 = -5;
 /// A vendor-style body reports failure (vendor H `code` != 0, vendor M `code` != 1).
 pub const GW_VENDOR: i32 = -6;
@@ -56,7 +58,7 @@ pub enum Error {
     Timeout(String),
     #[error("unexpected answer from the gateway: {0}")]
     Decode(String),
-    #[error("cancelled by the callback")]
+    #[error("cancelled")]
     Cancelled,
     /// `body` is the vendor's whole answer, handed to the caller as is.
     #[error("vendor reported failure: {message}")]
@@ -244,6 +246,7 @@ pub(crate) fn http_error_message(status: u16, body: &str) -> String {
 pub fn status_str(status: i32) -> &'static str {
     match status {
         GW_OK => "GW_OK",
+        GW_DONE => "GW_DONE",
         GW_BAD_REQUEST => "GW_BAD_REQUEST",
         GW_UNAUTHORIZED => "GW_UNAUTHORIZED",
         GW_FORBIDDEN => "GW_FORBIDDEN",

@@ -16,9 +16,15 @@
 //! # Ok::<(), gw::Error>(())
 //! ```
 
+mod call_options;
+mod cancel;
 mod client;
 mod error;
+mod event_stream;
 pub mod ffi;
+mod idempotency;
+pub mod log;
+mod meta;
 mod multipart;
 pub mod ops;
 mod options;
@@ -27,15 +33,19 @@ mod rules;
 pub mod sse;
 mod stream;
 mod tasks;
+mod transport;
 mod transport_error;
 pub mod validate;
 
+pub use call_options::CallOptions;
 pub use client::Client;
 pub use error::*;
+pub use event_stream::EventStream;
+pub use meta::ResponseMeta;
 pub use multipart::{FilePart, Form};
 pub use options::{BaseUrl, Options};
 pub use stream::StreamEvent;
-pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions};
+pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -45,8 +45,18 @@ pub struct Options {
     pub max_response_bytes: u64,
     /// Longest single line of a server-sent-events stream.
     pub max_line_bytes: usize,
+    /// Largest data of one server-sent event (its `data:` lines together).
+    pub max_event_bytes: usize,
+    /// Longest wait for the head of an answer once the request is sent (a
+    /// reasoning model may think for minutes before its first byte).
+    pub first_byte_timeout_ms: u64,
+    /// Send an `Idempotency-Key` on every POST, the same on each retry of one call,
+    /// so a gateway can tell a retry from a new (billable) request.
+    pub idempotency_keys: bool,
     /// Extra `User-Agent` text, appended to `gw/<version>`.
     pub user_agent: Option<String>,
+    /// Idle connections kept per host for reuse: size it for the threads that share a client.
+    pub max_idle_connections: usize,
 }
 
 impl Default for Options {
@@ -67,7 +77,11 @@ impl Default for Options {
             allow_insecure_http: false,
             max_response_bytes: 64 * 1024 * 1024,
             max_line_bytes: 4 * 1024 * 1024,
+            max_event_bytes: 8 * 1024 * 1024,
+            first_byte_timeout_ms: 600_000,
+            idempotency_keys: true,
             user_agent: None,
+            max_idle_connections: 16,
         }
     }
 }
@@ -96,7 +110,7 @@ impl Options {
         if json.trim().is_empty() {
             return Ok(Options::default());
         }
-        serde_json::from_str(json).map_err(|e| Error::invalid(format!("options: {e}")))
+        crate::options::parse_named(json)
     }
 
     /// Fills base URL and key from `GW_BASE_URL` / `GW_API_KEY` where unset.
@@ -117,9 +131,30 @@ impl Options {
     pub(crate) fn read_timeout(&self) -> Option<Duration> {
         non_zero_ms(self.read_timeout_ms)
     }
+    pub(crate) fn first_byte_timeout(&self) -> Option<Duration> {
+        non_zero_ms(self.first_byte_timeout_ms)
+    }
     pub(crate) fn total_timeout(&self) -> Option<Duration> {
         non_zero_ms(self.total_timeout_ms)
     }
+}
+
+/// Parses options JSON so that an error names the option it is about
+/// (`options: max_retries: invalid value: integer -1, expected u32`).
+pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        match path.as_str() {
+            "" | "." => Error::invalid(format!("options: {inner}")),
+            p => Error::invalid_param(p, format!("options: {p}: {inner}")),
+        }
+    })?;
+    // Trailing text after the object is as wrong as a bad value.
+    de.end()
+        .map_err(|e| Error::invalid(format!("options: {e}")))?;
+    Ok(value)
 }
 
 fn non_zero_ms(ms: u64) -> Option<Duration> {
@@ -312,6 +347,15 @@ mod tests {
             .to_string()
             .contains("port"));
         assert!(BaseUrl::parse("https://u:p@h", false).is_err());
+    }
+
+    #[test]
+    fn a_bad_value_names_its_option() {
+        let e = Options::from_json(r#"{"max_retries": -1}"#).unwrap_err();
+        assert!(e.to_string().contains("max_retries"), "{e}");
+        let e = Options::from_json(r#"{"headers": {"x": 1}}"#).unwrap_err();
+        assert!(e.to_string().contains("headers.x"), "{e}");
+        assert!(Options::from_json(r#"{} x"#).is_err());
     }
 
     #[test]

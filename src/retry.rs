@@ -47,6 +47,23 @@ pub fn server_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// The wait a successful answer asks for before it is polled again:
+/// `openai-poll-after-ms`, else `Retry-After` (as for retries).
+pub fn poll_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let hinted = headers
+        .get("openai-poll-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis);
+    hinted.or_else(|| {
+        headers
+            .get("retry-after")
+            .is_some()
+            .then(|| server_delay(headers, now))
+            .flatten()
+    })
+}
+
 /// Backoff for retry number `attempt` (0-based): base * 2^attempt, capped, with jitter.
 pub fn backoff(attempt: u32, base: Duration, max: Duration) -> Duration {
     let full = base.saturating_mul(1u32 << attempt.min(20)).min(max);

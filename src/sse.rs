@@ -22,6 +22,9 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// A `retry:` value, when this event carried one.
     pub retry_ms: Option<u64>,
+    /// The stream ended inside this event's last line (no line end): its data
+    /// may be a fragment. The caller judges (`[DONE]` or complete JSON is fine).
+    pub cut: bool,
 }
 
 #[derive(Debug)]
@@ -30,14 +33,24 @@ pub enum SseError {
     LineTooLong {
         limit: usize,
     },
+    /// The data of one event (its `data:` lines together) is over the cap.
+    EventTooLarge {
+        limit: usize,
+    },
     Io(io::Error),
 }
 
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
+/// The event cap when none is set (`SseParser::max_event_bytes`).
+pub const DEFAULT_MAX_EVENT: usize = 8 * 1024 * 1024;
+
 pub struct SseParser<R> {
     reader: R,
     max_line: usize,
+    max_event: usize,
+    /// The stream ended without a line end after the last bytes.
+    cut: bool,
     /// The previous line ended in CR: a leading LF of the next read belongs to it.
     after_cr: bool,
     first_line: bool,
@@ -54,6 +67,10 @@ impl<R: BufRead> SseParser<R> {
         SseParser {
             reader,
             max_line,
+            // Many lines under the line cap with no blank line between them must
+            // not grow one event without bound either.
+            max_event: max_line.max(DEFAULT_MAX_EVENT),
+            cut: false,
             after_cr: false,
             first_line: true,
             event: String::new(),
@@ -63,6 +80,12 @@ impl<R: BufRead> SseParser<R> {
             retry_ms: None,
             line: Vec::new(),
         }
+    }
+
+    /// Caps the data of one event (its `data:` lines joined).
+    pub fn max_event_bytes(mut self, limit: usize) -> Self {
+        self.max_event = limit;
+        self
     }
 
     /// The next event, `Ok(None)` at the end of the stream.
@@ -86,16 +109,16 @@ impl<R: BufRead> SseParser<R> {
                     return Ok(Some(ev));
                 }
             } else {
-                self.process_field(text);
+                self.process_field(text)?;
             }
             self.line = line;
             self.line.clear();
         }
     }
 
-    fn process_field(&mut self, line: &str) {
+    fn process_field(&mut self, line: &str) -> Result<(), SseError> {
         if line.starts_with(':') {
-            return; // comment, often a keep-alive
+            return Ok(()); // comment, often a keep-alive
         }
         let (field, value) = match line.split_once(':') {
             Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
@@ -104,6 +127,11 @@ impl<R: BufRead> SseParser<R> {
         match field {
             "event" => self.event = value.to_string(),
             "data" => {
+                if self.data.len() + value.len() + 1 > self.max_event {
+                    return Err(SseError::EventTooLarge {
+                        limit: self.max_event,
+                    });
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -116,6 +144,7 @@ impl<R: BufRead> SseParser<R> {
             }
             _ => {}
         }
+        Ok(())
     }
 
     fn dispatch(&mut self) -> Option<SseEvent> {
@@ -135,6 +164,7 @@ impl<R: BufRead> SseParser<R> {
             data: std::mem::take(&mut self.data),
             id: self.last_id.clone(),
             retry_ms,
+            cut: self.cut,
         })
     }
 
@@ -150,6 +180,9 @@ impl<R: BufRead> SseParser<R> {
                 Err(e) => return Err(SseError::Io(e)),
             };
             if buf.is_empty() {
+                // A fragment with no line end at EOF: a server that omitted the last
+                // newline, or a cut. The event it ends says which (`SseEvent::cut`).
+                self.cut |= read_any;
                 return Ok(read_any.then_some(()));
             }
             let mut start = 0;
@@ -324,6 +357,19 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]"
             }
             assert_eq!(got, whole, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn an_event_over_its_cap_is_an_error_however_short_its_lines() {
+        // 100 lines of 50 bytes, no blank line: each line is fine, the event is not.
+        let input: Vec<u8> = (0..100)
+            .flat_map(|_| b"data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n".to_vec())
+            .collect();
+        let mut p = SseParser::new(Cursor::new(input), 1024).max_event_bytes(2048);
+        assert!(matches!(
+            p.next_event(),
+            Err(SseError::EventTooLarge { limit: 2048 })
+        ));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::ops::StreamKind;
 use crate::sse::{SseError, SseParser};
 use crate::transport_error::map_io;
 
-/// One event as the callback sees it. Borrowed: valid during the callback only.
+/// One event as the caller sees it. Borrowed: valid until the stream moves on.
 #[derive(Debug)]
 pub struct StreamEvent<'a> {
     /// The SSE event name (`message` when the stream names none).
@@ -23,26 +23,98 @@ pub struct StreamEvent<'a> {
     pub text_delta: Option<&'a str>,
     /// 0-based position among the events delivered.
     pub index: usize,
+    /// Chat: the choice `text_delta` belongs to (a chunk with text for several
+    /// choices is delivered as one event per choice, sharing `data`). 0 otherwise.
+    pub choice_index: usize,
 }
 
-/// Reads events until the terminal one; returns the assembled final object.
-pub fn drive<R: BufRead>(
+/// What one step of a stream produced.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    /// An event is ready (`StreamDriver::current`).
+    Event,
+    /// The terminal event was seen; the final object is ready (`StreamDriver::take_final`).
+    Done,
+}
+
+/// Pulls events off an SSE parser one at a time and assembles the final object.
+pub struct StreamDriver<R> {
     kind: StreamKind,
-    parser: &mut SseParser<R>,
-    on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
-) -> Result<String, Error> {
-    let mut chat = ChatAssembler::default();
-    let mut delivered = 0usize;
-    loop {
-        let ev = match parser.next_event() {
+    parser: SseParser<R>,
+    chat: ChatAssembler,
+    delivered: usize,
+    event: String,
+    data: String,
+    text: Option<String>,
+    choice: usize,
+    /// Texts of further choices of the current chunk, delivered as their own events.
+    pending: std::collections::VecDeque<(usize, String)>,
+    final_object: Option<String>,
+    /// The Responses terminal event was delivered: the next step is `Done`.
+    ended: bool,
+}
+
+impl<R: BufRead> StreamDriver<R> {
+    pub fn new(kind: StreamKind, parser: SseParser<R>) -> Self {
+        StreamDriver {
+            kind,
+            parser,
+            chat: ChatAssembler::default(),
+            delivered: 0,
+            event: String::new(),
+            data: String::new(),
+            text: None,
+            choice: 0,
+            pending: Default::default(),
+            final_object: None,
+            ended: false,
+        }
+    }
+
+    /// Events handed out so far.
+    pub fn delivered(&self) -> usize {
+        self.delivered
+    }
+
+    /// The event of the last `Step::Event`.
+    pub fn current(&self) -> StreamEvent<'_> {
+        StreamEvent {
+            event: &self.event,
+            data: &self.data,
+            text_delta: self.text.as_deref(),
+            index: self.delivered.saturating_sub(1),
+            choice_index: self.choice,
+        }
+    }
+
+    /// The assembled final object once `Step::Done` was returned.
+    pub fn take_final(&mut self) -> Option<String> {
+        self.final_object.take()
+    }
+
+    /// Moves to the next event, or to the end.
+    pub fn step(&mut self) -> Result<Step, Error> {
+        if let Some((choice, text)) = self.pending.pop_front() {
+            self.choice = choice;
+            self.text = Some(text);
+            self.delivered += 1;
+            return Ok(Step::Event);
+        }
+        if self.ended {
+            return Ok(Step::Done);
+        }
+        let ev = match self.parser.next_event() {
             Ok(Some(ev)) => ev,
             Ok(None) => {
-                let terminal = match kind {
+                let terminal = match self.kind {
                     StreamKind::Chat => "data: [DONE]",
                     StreamKind::Responses => "response.completed",
                 };
                 return Err(Error::Stream {
-                    message: format!("stream ended after {delivered} event(s) without {terminal}"),
+                    message: format!(
+                        "stream ended after {} event(s) without {terminal}",
+                        self.delivered
+                    ),
                     body: None,
                 });
             }
@@ -51,30 +123,80 @@ pub fn drive<R: BufRead>(
                     "a stream line is over max_line_bytes ({limit} bytes)"
                 )))
             }
-            Err(SseError::Io(e)) => return Err(with_context(map_io(e), delivered)),
+            Err(SseError::EventTooLarge { limit }) => {
+                return Err(Error::TooLarge(format!(
+                    "a stream event is over max_event_bytes ({limit} bytes)"
+                )))
+            }
+
+            Err(SseError::Io(e)) => return Err(with_context(map_io(e), self.delivered)),
         };
-        if kind == StreamKind::Chat && ev.data.trim() == "[DONE]" {
-            return Ok(chat.finish());
+        if self.kind == StreamKind::Chat && ev.data.trim() == "[DONE]" {
+            self.final_object = Some(std::mem::take(&mut self.chat).finish());
+            self.ended = true;
+            return Ok(Step::Done);
         }
         let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
-            Error::Decode(format!("stream event {delivered} is not valid JSON ({e})"))
+            if ev.cut {
+                // A fragment at the very end: the connection closed mid-event.
+                Error::Stream {
+                    message: format!(
+                        "the stream was cut mid-line after {} event(s) (connection closed)",
+                        self.delivered
+                    ),
+                    body: None,
+                }
+            } else {
+                Error::Decode(format!(
+                    "stream event {} is not valid JSON ({e})",
+                    self.delivered
+                ))
+            }
         })?;
-        let (delta, done) = match kind {
-            StreamKind::Chat => (chat.absorb(&data)?, None),
-            StreamKind::Responses => responses_event(&ev.event, &data)?,
-        };
-        let event = StreamEvent {
-            event: &ev.event,
-            data: &ev.data,
-            text_delta: delta.as_deref(),
-            index: delivered,
-        };
-        if !on_event(&event) {
-            return Err(Error::Cancelled);
+        self.choice = 0;
+        self.text = None;
+        match self.kind {
+            StreamKind::Chat => {
+                let mut texts = self.chat.absorb(&data)?.into_iter();
+                if let Some((choice, text)) = texts.next() {
+                    self.choice = choice;
+                    self.text = Some(text);
+                }
+                self.pending.extend(texts);
+            }
+            StreamKind::Responses => {
+                let (delta, done) = responses_event(&ev.event, &data)?;
+                self.text = delta;
+                if let Some(response) = done {
+                    self.final_object = Some(response.to_string());
+                    self.ended = true;
+                }
+            }
         }
-        delivered += 1;
-        if let Some(final_response) = done {
-            return Ok(final_response.to_string());
+        self.event = ev.event;
+        self.data = ev.data;
+        self.delivered += 1;
+        Ok(Step::Event)
+    }
+}
+
+#[cfg(test)]
+/// Reads events until the terminal one, handing each to `on_event` (false
+/// cancels); returns the assembled final object.
+pub fn drive<R: BufRead>(
+    kind: StreamKind,
+    parser: SseParser<R>,
+    on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+) -> Result<String, Error> {
+    let mut driver = StreamDriver::new(kind, parser);
+    loop {
+        match driver.step()? {
+            Step::Event => {
+                if !on_event(&driver.current()) {
+                    return Err(Error::Cancelled);
+                }
+            }
+            Step::Done => return Ok(driver.take_final().unwrap_or_default()),
         }
     }
 }
@@ -168,8 +290,8 @@ struct ChoiceSoFar {
 }
 
 impl ChatAssembler {
-    /// Folds a chunk in; returns the text delta it carries.
-    fn absorb(&mut self, chunk: &Value) -> Result<Option<String>, Error> {
+    /// Folds a chunk in; returns the text each choice carries, in choice order.
+    fn absorb(&mut self, chunk: &Value) -> Result<Vec<(usize, String)>, Error> {
         if let Some(err) = chunk.get("error") {
             let message = err
                 .get("message")
@@ -198,7 +320,7 @@ impl ChatAssembler {
         if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
             self.usage = Some(u.clone());
         }
-        let mut text: Option<String> = None;
+        let mut texts: Vec<(usize, String)> = Vec::new();
         for choice in choices {
             let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
             let acc = self.choices.entry(index).or_default();
@@ -214,7 +336,10 @@ impl ChatAssembler {
             if let Some(piece) = delta.get("content").and_then(Value::as_str) {
                 acc.content.push_str(piece);
                 if !piece.is_empty() {
-                    text.get_or_insert_with(String::new).push_str(piece);
+                    match texts.iter_mut().find(|(i, _)| *i == index as usize) {
+                        Some((_, t)) => t.push_str(piece),
+                        None => texts.push((index as usize, piece.to_string())),
+                    }
                 }
             }
             if let Some(piece) = delta.get("reasoning_content").and_then(Value::as_str) {
@@ -224,7 +349,8 @@ impl ChatAssembler {
                 merge_tool_calls(&mut acc.tool_calls, calls);
             }
         }
-        Ok(text)
+        texts.sort_by_key(|(i, _)| *i);
+        Ok(texts)
     }
 
     fn finish(self) -> String {
@@ -296,9 +422,9 @@ mod tests {
     use std::io::Cursor;
 
     fn run(kind: StreamKind, text: &str) -> (Result<String, Error>, Vec<Option<String>>) {
-        let mut parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
+        let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
         let mut deltas = Vec::new();
-        let result = drive(kind, &mut parser, &mut |ev| {
+        let result = drive(kind, parser, &mut |ev| {
             deltas.push(ev.text_delta.map(String::from));
             true
         });
@@ -323,6 +449,44 @@ mod tests {
         assert_eq!(v["choices"][0]["message"]["role"], "assistant");
         assert_eq!(v["choices"][0]["finish_reason"], "stop");
         assert_eq!(deltas, [None, Some("Hel".into()), Some("lo".into()), None]);
+    }
+
+    #[test]
+    fn a_stream_cut_mid_line_is_a_stream_error_not_a_decode_error() {
+        let cut = "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"id\":\"c1\",\"cho";
+        match run(StreamKind::Chat, cut).0 {
+            Err(Error::Stream { message, .. }) => {
+                assert!(message.contains("cut mid-line"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // A server that only omits the last newline still ends cleanly.
+        let (result, _) = run(
+            StreamKind::Chat,
+            &CHAT.replace("data: [DONE]\n\n", "data: [DONE]"),
+        );
+        assert!(result.is_ok(), "{result:?}");
+    }
+
+    #[test]
+    fn one_event_per_choice_with_text() {
+        let text = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}},{\"index\":1,\"delta\":{\"content\":\"Bon\"}}]}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let mut parser_events = Vec::new();
+        let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
+        let done = drive(StreamKind::Chat, parser, &mut |ev| {
+            parser_events.push((ev.choice_index, ev.text_delta.map(String::from), ev.index));
+            true
+        })
+        .unwrap();
+        assert_eq!(
+            parser_events,
+            [(0, Some("Hel".into()), 0), (1, Some("Bon".into()), 1)]
+        );
+        let v: Value = serde_json::from_str(&done).unwrap();
+        assert_eq!(v["choices"][1]["message"]["content"], "Bon");
     }
 
     #[test]

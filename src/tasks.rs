@@ -10,6 +10,9 @@ use crate::error::Error;
 use crate::ops::{self, Operation};
 use crate::Client;
 
+/// The shortest pause between two polls, whatever `interval_ms` or the server says.
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
+
 /// The task families whose status can be queried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskFamily {
@@ -102,6 +105,18 @@ impl Client {
         options: &WaitOptions,
         on_status: &mut dyn FnMut(&str, &str) -> bool,
     ) -> Result<String, Error> {
+        self.run("video wait", |_| {
+            self.wait_inner(family, task_id, options, on_status)
+        })
+    }
+
+    fn wait_inner(
+        &self,
+        family: TaskFamily,
+        task_id: &str,
+        options: &WaitOptions,
+        on_status: &mut dyn FnMut(&str, &str) -> bool,
+    ) -> Result<String, Error> {
         let started = Instant::now();
         let deadline =
             (options.timeout_ms > 0).then(|| started + Duration::from_millis(options.timeout_ms));
@@ -112,8 +127,8 @@ impl Client {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let record = self
-                .call_until(family.status_op(), &[task_id], None, poll_deadline)
+            let (record, hint) = self
+                .call_hinted(family.status_op(), &[task_id], None, poll_deadline)
                 .map_err(|e| match e {
                     Error::Timeout(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
                         Error::Timeout(format!(
@@ -148,13 +163,21 @@ impl Client {
                 }
                 Phase::Running => {}
             }
+            // The task's own hint wins over the interval; never a tight loop, never
+            // longer than a server may ask a retry to wait.
+            let cap = Duration::from_millis(self.options().retry_after_cap_ms);
+            let interval = match hint {
+                Some(h) => h.min(cap),
+                None => interval,
+            }
+            .max(MIN_POLL_INTERVAL);
             if deadline.is_some_and(|d| Instant::now() + interval >= d) {
                 return Err(Error::Timeout(format!(
                     "task {task_id} still '{status}' after {} ms (timeout_ms)",
                     started.elapsed().as_millis()
                 )));
             }
-            std::thread::sleep(interval);
+            self.cancel_token().sleep(interval)?;
         }
     }
 }

@@ -14,6 +14,7 @@ pub(crate) fn map_ureq(e: ureq::Error) -> Error {
                 "connect deadline (connect_timeout_ms) passed".to_string()
             }
             Timeout::PerRead => "no data within read_timeout_ms".to_string(),
+            Timeout::RecvResponse => "no answer within first_byte_timeout_ms".to_string(),
             other => format!("{other} deadline passed"),
         }),
         ureq::Error::Io(io) => map_io(io),

@@ -159,23 +159,60 @@ fn a_bad_proxy_url_is_named() {
     assert_eq!(error_json(&e)["error"]["param"], "proxy");
 }
 
+/// A minimal CONNECT proxy on loopback: records the CONNECT target, connects to
+/// it and pipes both ways.
+fn connect_proxy() -> (String, std::thread::JoinHandle<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let h = std::thread::spawn(move || {
+        let (client, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(client.try_clone().unwrap());
+        let mut request_line = String::new();
+        reader.read_line(&mut request_line).unwrap();
+        let mut line = String::new();
+        while reader.read_line(&mut line).unwrap() > 2 {
+            line.clear();
+        }
+        let target = request_line.split(' ').nth(1).unwrap_or("").to_string();
+        let upstream = std::net::TcpStream::connect(&target).unwrap();
+        let mut client_w = client.try_clone().unwrap();
+        client_w
+            .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            .unwrap();
+        let mut up_r = upstream.try_clone().unwrap();
+        let mut up_w = upstream;
+        let down = std::thread::spawn(move || {
+            let _ = std::io::copy(&mut up_r, &mut client_w);
+        });
+        let _ = std::io::copy(&mut reader, &mut up_w);
+        let _ = up_w.shutdown(std::net::Shutdown::Both);
+        let _ = down.join();
+        request_line
+    });
+    (url, h)
+}
+
 #[test]
 fn requests_go_through_a_configured_proxy() {
-    // gw-mock stands in for an HTTP proxy: a plain-http request through a proxy
-    // is sent with the absolute URL, which the mock records as its path.
-    let proxy = MockGateway::start();
+    let mock = MockGateway::start();
+    let (proxy_url, proxy) = connect_proxy();
     let c = Client::new(Options {
-        base_url: Some("http://127.0.0.1:9".into()),
-        api_key: Some("sk-test".into()),
-        proxy: Some(proxy.url()),
+        base_url: Some(mock.url()),
+        api_key: Some(mock.api_key()),
+        proxy: Some(proxy_url),
         max_retries: 0,
         ..Options::default()
     })
     .unwrap();
-    let _ = c.call(&ops::CHAT, &[], Some(&chat("hi")));
+    let answer = c.call(&ops::CHAT, &[], Some(&chat("via proxy"))).unwrap();
+    assert!(answer.contains("Echo: via proxy"), "{answer}");
+    assert_eq!(mock.request_count(), 1);
+    drop(c); // closes the pooled connection, so the proxy's pipe ends
+    let request_line = proxy.join().unwrap();
     assert_eq!(
-        proxy.request_count(),
-        1,
-        "the request went to the proxy, not to port 9"
+        request_line.trim(),
+        format!("CONNECT {} HTTP/1.1", mock.addr()),
+        "the call went through the proxy"
     );
 }

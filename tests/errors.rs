@@ -149,7 +149,7 @@ fn the_query_key_never_appears_in_any_error() {
         mock.push_fault(fault.clone());
         let c = client_with(
             &mock,
-            json!({"api_key": secret, "read_timeout_ms": 200, "max_retries": 0}),
+            json!({"api_key": secret, "first_byte_timeout_ms": 200, "read_timeout_ms": 200, "max_retries": 0}),
         );
         let e = c
             .call(&ops::GENERATE_CONTENT, &["m"], Some(&body))

@@ -10,15 +10,30 @@ use gw_mock::MockGateway;
 use serde_json::json;
 
 #[test]
-fn a_silent_server_hits_the_read_timeout() {
+fn a_silent_server_hits_the_first_byte_timeout() {
     let mock = MockGateway::start();
     mock.push_fault(json!({"action": "delay", "ms": 3000}));
-    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 0}));
+    let c = client_with(
+        &mock,
+        json!({"first_byte_timeout_ms": 200, "max_retries": 0}),
+    );
     let started = Instant::now();
     let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
     assert_eq!(e.status(), GW_TIMEOUT, "{e}");
-    assert!(e.to_string().contains("read_timeout_ms"), "{e}");
+    assert!(e.to_string().contains("first_byte_timeout_ms"), "{e}");
     assert!(started.elapsed() < Duration::from_millis(2500));
+}
+
+/// A reasoning model that thinks longer than read_timeout_ms before its first byte
+/// is waited for: the read idle only bounds gaps once the answer has begun.
+#[test]
+fn a_slow_first_byte_is_not_a_read_timeout() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 700}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 0}));
+    let answer = c.call(&ops::CHAT, &[], Some(&chat("think"))).unwrap();
+    assert!(answer.contains("Echo: think"), "{answer}");
+    assert_eq!(mock.request_count(), 1, "generated once, not again");
 }
 
 #[test]
@@ -43,7 +58,10 @@ fn the_total_deadline_covers_retries() {
 fn a_timed_out_attempt_is_retried_and_can_succeed() {
     let mock = MockGateway::start();
     mock.push_fault(json!({"action": "delay", "ms": 1500}));
-    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 1}));
+    let c = client_with(
+        &mock,
+        json!({"first_byte_timeout_ms": 200, "max_retries": 1}),
+    );
     c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
     assert_eq!(mock.request_count(), 2);
 }

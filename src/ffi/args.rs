@@ -1,11 +1,11 @@
 //! Reading C arguments: NULL checks, UTF-8 and JSON, each failure naming the argument.
 
 use std::ffi::{c_char, CStr, CString};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::Client;
 
 use super::client::gw_client;
 
@@ -58,10 +58,28 @@ pub(crate) unsafe fn json_object(p: *const c_char, name: &str) -> Result<Value, 
     Ok(v)
 }
 
+/// The handle for the length of one call: a counted reference, so that a
+/// `gw_client_free` during the call (from a callback, a finalizer) takes effect
+/// when the call returns instead of freeing what it uses.
+///
 /// # Safety
-/// `c` is NULL or a pointer from `gw_client_new*` not yet freed.
-pub(crate) unsafe fn client<'a>(c: *const gw_client) -> Result<&'a Client, Error> {
-    c.as_ref()
-        .map(|c| &c.client)
-        .ok_or_else(|| Error::invalid_param("client", "client: must not be NULL"))
+/// `c` is NULL or a pointer from `gw_client_new*`/`gw_client_create*`/
+/// `gw_client_derive` not yet freed.
+pub(crate) unsafe fn client(c: *const gw_client) -> Result<Arc<gw_client>, Error> {
+    if c.is_null() {
+        return Err(Error::invalid_param("client", "client: must not be NULL"));
+    }
+    // SAFETY: `c` came from Arc::into_raw (gw_client::into_raw) and is still counted.
+    Arc::increment_strong_count(c);
+    Ok(Arc::from_raw(c))
+}
+
+/// Writes `value` to `*slot` when `slot` is not NULL.
+///
+/// # Safety
+/// `slot` is NULL or writable.
+pub(crate) unsafe fn put<T>(slot: *mut T, value: T) {
+    if !slot.is_null() {
+        *slot = value;
+    }
 }

@@ -29,6 +29,25 @@ pub struct gw_event {
     pub text_delta_len: usize,
     /// 0-based position of the event in the stream.
     pub index: usize,
+    /// Chat: the choice `text_delta` belongs to. With `n` > 1 a chunk that
+    /// carries text for several choices is delivered as one event per choice
+    /// (sharing `data`), so printing `text_delta` of choice 0 never interleaves
+    /// two answers. 0 for events without a choice.
+    pub choice_index: usize,
+}
+
+impl gw_event {
+    pub(crate) fn empty() -> gw_event {
+        gw_event {
+            event: std::ptr::null(),
+            data: std::ptr::null(),
+            data_len: 0,
+            text_delta: std::ptr::null(),
+            text_delta_len: 0,
+            index: 0,
+            choice_index: 0,
+        }
+    }
 }
 
 /// Called once per streamed event, on the thread that called the stream
@@ -141,6 +160,7 @@ unsafe fn deliver_event(
         text_delta: delta.as_ref().map_or(std::ptr::null(), |d| d.as_ptr()),
         text_delta_len: delta.as_ref().map_or(0, |d| d.as_bytes().len()),
         index: ev.index,
+        choice_index: ev.choice_index,
     };
     cb(&event, user_data) == 0
 }

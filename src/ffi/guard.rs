@@ -31,6 +31,28 @@ pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, 
     status
 }
 
+/// For exports whose success has no text (creating a handle): on success
+/// `*err_out` is NULL, on failure it gets the error JSON; the status is returned.
+pub(crate) fn report(err_out: *mut *mut c_char, body: impl FnOnce() -> Result<(), Error>) -> c_int {
+    if !err_out.is_null() {
+        // SAFETY: the caller passes NULL or a writable `char **` (header contract).
+        unsafe { *err_out = std::ptr::null_mut() };
+    }
+    let result =
+        catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
+    match result {
+        Ok(()) => GW_OK,
+        Err(e) => {
+            set_last_error(&e.to_string());
+            if !err_out.is_null() {
+                // SAFETY: as above.
+                unsafe { *err_out = malloc_string(&e.to_json()) };
+            }
+            e.status()
+        }
+    }
+}
+
 /// For exports that return a value instead of a status: a panic becomes `fallback`.
 pub(crate) fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| {
@@ -39,7 +61,7 @@ pub(crate) fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     })
 }
 
-fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
+pub(crate) fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
     let what = panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

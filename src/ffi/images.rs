@@ -14,8 +14,14 @@ use super::op::json_op;
 
 /// A file given from memory for a multipart upload. gw reads it during the
 /// call only and never frees it.
+///
+/// Set `struct_size` to `sizeof(gw_file)` before the other fields: it tells gw
+/// which version of the struct the caller was built with, so fields can be
+/// added at the end later. A size gw does not know is `GW_INVALID_ARGUMENT`.
 #[repr(C)]
 pub struct gw_file {
+    /// Must be `sizeof(gw_file)`.
+    pub struct_size: usize,
     /// The bytes; must not be NULL.
     pub data: *const u8,
     pub len: usize,
@@ -75,6 +81,19 @@ pub unsafe extern "C" fn gw_image_edit_upload(
 }
 
 unsafe fn file_part<'a>(file: &'a gw_file, field: &str) -> Result<FilePart<'a>, Error> {
+    // struct_size is the first field, so reading it is safe whatever version the
+    // caller has; the other fields are read only once the size is known.
+    let known = std::mem::size_of::<gw_file>();
+    if file.struct_size != known {
+        let name = format!("{field}.struct_size");
+        return Err(Error::invalid_param(
+            &name,
+            format!(
+                "{name}: is {}, expected sizeof(gw_file) = {known}",
+                file.struct_size
+            ),
+        ));
+    }
     if file.data.is_null() {
         return Err(Error::invalid_param(
             field,

@@ -17,6 +17,8 @@ int main(void)
     run_images_video_tests();
     run_video_wait_tests();
     run_threads_tests();
+    run_handles_tests();
+    run_cancel_pull_tests();
     support_cleanup();
     return harness_report();
 }

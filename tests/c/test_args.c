@@ -165,14 +165,42 @@ static void image_upload_refuses_bad_arguments(void)
     gw_client *c = test_client(NULL);
     mock_reset();
     static const uint8_t png[] = {0x89, 'P', 'N', 'G'};
-    gw_file image = {png, sizeof png, "a.png", "image/png"};
+    gw_file image = {sizeof(gw_file), png, sizeof png, "a.png", "image/png"};
     const char *req = "{\"model\": \"m\", \"prompt\": \"p\"}";
     char *out = NULL;
     check_refused("gw_image_edit_upload", gw_image_edit_upload(NULL, req, &image, NULL, &out), &out, "client");
     check_refused("gw_image_edit_upload", gw_image_edit_upload(c, req, NULL, NULL, &out), &out, "image");
     check_refused("gw_image_edit_upload", gw_image_edit_upload(c, "{", &image, NULL, &out), &out, "invalid JSON");
-    gw_file no_bytes = {NULL, 4, "a.png", "image/png"};
-    check_refused("gw_image_edit_upload", gw_image_edit_upload(c, req, &no_bytes, NULL, &out), &out, "image");
+    gw_file no_bytes = {sizeof(gw_file), NULL, 4, "a.png", "image/png"};
+    check_refused("gw_image_edit_upload", gw_image_edit_upload(c, req, &no_bytes, NULL, &out), &out, "image.data");
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
+/* struct_size tells gw which gw_file the caller was built with: a size it does not know
+ * (0 from a zeroed struct, or another version's) is refused, naming the field. */
+static void image_upload_refuses_unknown_struct_size(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G'};
+    const char *req = "{\"model\": \"m\", \"prompt\": \"p\"}";
+    const size_t bad_sizes[] = {0, sizeof(gw_file) - 1, sizeof(gw_file) + sizeof(void *)};
+    gw_file good = {sizeof(gw_file), png, sizeof png, "a.png", "image/png"};
+    char *out = NULL;
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        gw_file bad = good;
+        bad.struct_size = bad_sizes[i];
+        check_refused("gw_image_edit_upload", gw_image_edit_upload(c, req, &bad, NULL, &out), &out,
+                      "image.struct_size");
+        check_refused("gw_image_edit_upload", gw_image_edit_upload(c, req, &good, &bad, &out), &out,
+                      "mask.struct_size");
+    }
+    /* The message says what the size should be. */
+    gw_file zeroed = {0};
+    CHECK_STATUS(gw_image_edit_upload(c, req, &zeroed, NULL, &out), GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(out, "sizeof(gw_file)");
+    gw_free(out);
     CHECK_EQ_INT(mock_request_count(), 0);
     gw_client_free(c);
 }
@@ -203,5 +231,6 @@ void run_args_tests(void)
     RUN(stream_exports_refuse_bad_arguments);
     RUN(path_parameter_exports_refuse_bad_arguments);
     RUN(image_upload_refuses_bad_arguments);
+    RUN(image_upload_refuses_unknown_struct_size);
     RUN(request_refuses_bad_arguments);
 }

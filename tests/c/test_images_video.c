@@ -91,6 +91,31 @@ static int poll_until(gw_client *c, int family, const char *id, const char *key,
     return 0;
 }
 
+/* A gw_file set up as the header says (struct_size first) reaches the mock as file parts;
+ * a NULL filename or content type takes gw's defaults. */
+static void image_upload_sends_both_files(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0x00, 0xff};
+    static const uint8_t mask_bytes[] = {0x89, 'P', 'N', 'G', 'M'};
+    gw_file image = {sizeof(gw_file), png, sizeof png, "fox.png", "image/png"};
+    gw_file mask = {sizeof(gw_file), mask_bytes, sizeof mask_bytes, NULL, NULL};
+    char *out = NULL;
+    CHECK_STATUS(gw_image_edit_upload(c, "{\"model\": \"edit\", \"prompt\": \"remove the sky\"}",
+                                      &image, &mask, &out),
+                 GW_OK);
+    CHECK_STR_CONTAINS(out, "Edited: remove the sky");
+    gw_free(out);
+
+    char *requests = mock_requests();
+    CHECK_EQ_INT(count_substr(requests, "\"path\":\"/v1/images/edits\""), 1);
+    CHECK_STR_CONTAINS(requests, "\"name\":\"image\",\"filename\":\"fox.png\",\"content_type\":\"image/png\",\"size\":10");
+    CHECK_STR_CONTAINS(requests, "\"name\":\"mask\",\"filename\":\"mask.png\",\"content_type\":\"application/octet-stream\",\"size\":5");
+    gw_free(requests);
+    gw_client_free(c);
+}
+
 static void unified_video_is_polled_to_success(void)
 {
     gw_client *c = test_client(NULL);
@@ -252,6 +277,7 @@ void run_images_video_tests(void)
 {
     RUN(image_generation_gives_a_url);
     RUN(image_limits_are_checked);
+    RUN(image_upload_sends_both_files);
     RUN(unified_video_is_polled_to_success);
     RUN(unified_video_can_end_failed);
     RUN(character_video_is_polled_to_completion);

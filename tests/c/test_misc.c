@@ -1,4 +1,5 @@
 /* Static helpers: status names, version, gw_free, gw_last_error, embedding decoding. */
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -49,6 +50,17 @@ static void version_is_set(void)
     CHECK_STR_CONTAINS(v, ".");
 }
 
+/* The header's GW_VERSION_* macros describe the library it was generated with. */
+static void version_macros_match_gw_version(void)
+{
+    char expected[64];
+    snprintf(expected, sizeof expected, "%d.%d.%d", GW_VERSION_MAJOR, GW_VERSION_MINOR,
+             GW_VERSION_PATCH);
+    if (strcmp(gw_version(), expected) != 0)
+        harness_fail(__FILE__, __LINE__, "gw_version() is %s, the header's macros say %s",
+                     gw_version(), expected);
+}
+
 static void free_and_last_error_basics(void)
 {
     gw_free(NULL);
@@ -89,6 +101,7 @@ void run_misc_tests(void)
 {
     RUN(status_names);
     RUN(version_is_set);
+    RUN(version_macros_match_gw_version);
     RUN(free_and_last_error_basics);
     RUN(embedding_decode);
 }

@@ -55,13 +55,33 @@ pub enum Action {
     Drip {
         interval_ms: u64,
     },
+    /// Bytes written as they are on a fresh connection (see raw.rs), then `end`.
+    Raw {
+        bytes: String,
+        end: RawEnd,
+    },
     HugeLine {
         after: usize,
         bytes: usize,
     },
 }
 
+/// How a raw answer ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawEnd {
+    /// FIN after the bytes.
+    Close,
+    /// RST after the bytes (SO_LINGER 0).
+    Reset,
+    /// Nothing more, connection kept open.
+    Hang,
+}
+
 impl Action {
+    pub fn is_raw(&self) -> bool {
+        matches!(self, Action::Raw { .. })
+    }
+
     pub fn is_stream(&self) -> bool {
         matches!(
             self,
@@ -82,7 +102,8 @@ impl Fault {
             .matches
             .as_deref()
             .map_or(true, |m| path.starts_with(m));
-        path_ok && (is_stream || !self.action.is_stream())
+        // Raw faults are played by raw.rs before hyper sees the request.
+        path_ok && !self.action.is_raw() && (is_stream || !self.action.is_stream())
     }
 }
 
@@ -155,6 +176,23 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
         }
         "delay" => Action::Delay {
             ms: uint("ms", 1000)?,
+        },
+        "raw" => Action::Raw {
+            bytes: obj
+                .get("bytes")
+                .and_then(Value::as_str)
+                .ok_or("bytes: is required (the answer's bytes, as text)")?
+                .to_string(),
+            end: match obj.get("then").and_then(Value::as_str).unwrap_or("close") {
+                "close" => RawEnd::Close,
+                "reset" => RawEnd::Reset,
+                "hang" => RawEnd::Hang,
+                other => {
+                    return Err(format!(
+                        "then: must be close, reset or hang (got {other:?})"
+                    ))
+                }
+            },
         },
         "garbage" => Action::Garbage,
         "wrong_shape" => Action::WrongShape,

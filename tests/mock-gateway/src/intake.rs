@@ -30,6 +30,27 @@ pub async fn intake(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     if req.uri().path().starts_with("/__mock/") {
         return next.run(req).await;
     }
+    let raw_pending = shared.raw_pending();
+    let mut response = answer(shared, req, next).await;
+    if raw_pending {
+        // The next (faulted) request must come on a fresh connection: see raw.rs.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    // Every API answer (faults included) names itself, as gateways do, so clients can
+    // show which request failed.
+    let n = REQUEST_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let Ok(v) = axum::http::HeaderValue::from_str(&format!("req_mock_{n}")) {
+        response.headers_mut().insert("x-request-id", v);
+    }
+    response
+}
+
+static REQUEST_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+async fn answer(shared: Arc<Shared>, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
     let bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(b) => b,

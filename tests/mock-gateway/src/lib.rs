@@ -11,6 +11,7 @@ mod errors;
 mod faults;
 mod intake;
 mod multipart;
+mod raw;
 mod record;
 mod routes;
 mod state;
@@ -166,7 +167,8 @@ async fn serve_state(
     shared: Arc<Shared>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    let app = routes::app(shared);
+    let app = routes::app(shared.clone());
+    let listener = raw::RawAwareListener::new(listener, shared);
     tokio::select! {
         r = axum::serve(listener, app).into_future() => {
             if let Err(e) = r {

@@ -108,6 +108,26 @@ impl Shared {
         Some(taken)
     }
 
+    /// Whether a raw fault is queued (raw.rs then peeks at new connections).
+    pub fn raw_pending(&self) -> bool {
+        self.lock().faults.iter().any(|f| f.action.is_raw())
+    }
+
+    /// Takes one use of the first raw fault matching `path`.
+    pub fn take_raw_fault(&self, path: &str) -> Option<Fault> {
+        let mut g = self.lock();
+        let i = g.faults.iter().position(|f| {
+            f.action.is_raw() && f.matches.as_deref().map_or(true, |m| path.starts_with(m))
+        })?;
+        let f = &mut g.faults[i];
+        f.times -= 1;
+        let taken = f.clone();
+        if taken.times == 0 {
+            g.faults.remove(i);
+        }
+        Some(taken)
+    }
+
     /// The faults still queued, as JSON with their remaining `times`.
     pub fn pending_faults(&self) -> Vec<Value> {
         self.lock()

@@ -45,7 +45,11 @@ pub async fn requests(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// `POST /__mock/reset`: forget recordings, faults, tasks and the id counter.
-pub async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
+///
+/// The body is read (and ignored) so the connection stays reusable: hyper closes a
+/// keep-alive connection whose request body is still unread when the answer goes out,
+/// and a client that reuses it races that close.
+pub async fn reset(State(shared): State<Arc<Shared>>, _body: axum::body::Bytes) -> Json<Value> {
     shared.reset();
     Json(json!({"reset": true}))
 }

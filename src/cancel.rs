@@ -1,0 +1,266 @@
+//! Cancelling calls from another thread (`gw_client_cancel`).
+//!
+//! Each client handle owns a `CancelToken`. A call runs inside a `CallScope`
+//! that makes the handle's token the calling thread's current one, so the
+//! transport (which ureq drives without telling us which call it serves) can
+//! register the socket it is using with the token. `cancel()` sets the flag,
+//! shuts those sockets down (which wakes a blocked read or write at once) and
+//! wakes any sleeper; resolve and connect poll the flag in short slices.
+//!
+//! The thread-local here is internal to one blocking call on one thread; no
+//! information reaches callers through it.
+
+use std::cell::RefCell;
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use crate::error::Error;
+
+/// The longest a cancellable wait blocks before it looks at the flag again.
+pub(crate) const POLL_SLICE: Duration = Duration::from_millis(10);
+
+/// The cancellation state of one client handle.
+#[derive(Default)]
+pub struct CancelToken {
+    cancelled: AtomicBool,
+    /// Sockets in use by calls on this handle, keyed by the call that uses them.
+    sockets: Mutex<Vec<(u64, Weak<TcpStream>)>>,
+    /// Wakes sleepers (retry backoff, poll interval) when cancelled.
+    wake: Condvar,
+}
+
+impl std::fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CancelToken")
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
+
+impl CancelToken {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Cancels every call in flight on this handle and every later one.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        let sockets = lock(&self.sockets);
+        for (_, socket) in sockets.iter() {
+            if let Some(socket) = socket.upgrade() {
+                // Wakes a blocked read/write with EOF or an error; the connection is dead
+                // from here on, so the pool's liveness probe will not hand it out again.
+                let _ = socket.shutdown(Shutdown::Both);
+            }
+        }
+        drop(sockets);
+        self.wake.notify_all();
+    }
+
+    /// Records that `call` uses `socket`; shuts it down at once when already cancelled.
+    fn register(&self, call: u64, socket: &Arc<TcpStream>) {
+        let mut sockets = lock(&self.sockets);
+        sockets.retain(|(_, s)| s.strong_count() > 0);
+        sockets.push((call, Arc::downgrade(socket)));
+        // Checked under the lock `cancel` takes: a socket registered while it runs is
+        // either in its list or sees the flag here.
+        if self.is_cancelled() {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+    }
+
+    /// Forgets the sockets of a finished call: a pooled connection must not be shut
+    /// down later by a cancel meant for a call that no longer uses it.
+    pub(crate) fn release_call(&self, call: u64) {
+        lock(&self.sockets).retain(|(c, s)| *c != call && s.strong_count() > 0);
+    }
+
+    /// `Err(Cancelled)` when cancelled, else Ok.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.is_cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sleeps for `duration` unless cancelled first (then `Err(Cancelled)` at once).
+    pub fn sleep(&self, duration: Duration) -> Result<(), Error> {
+        let until = Instant::now() + duration;
+        let mut guard = lock(&self.sockets);
+        loop {
+            if self.is_cancelled() {
+                return Err(Error::Cancelled);
+            }
+            let now = Instant::now();
+            if now >= until {
+                return Ok(());
+            }
+            guard = self
+                .wake
+                .wait_timeout(guard, until - now)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere cannot leave this list inconsistent: keep going.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<(Arc<CancelToken>, u64)>> = const { RefCell::new(None) };
+    /// The longest silence allowed on a read now: None while waiting for an
+    /// answer's head (first_byte_timeout_ms bounds that), read_timeout_ms after.
+    static READ_IDLE: std::cell::Cell<Option<Duration>> = const { std::cell::Cell::new(None) };
+}
+
+thread_local! {
+    /// A read on this thread's call saw ECONNRESET. ureq reads a reset as the end of
+    /// a body without length, so the call asks here to name it a network failure.
+    static RESET_SEEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(crate) fn note_reset() {
+    let _ = RESET_SEEN.try_with(|c| c.set(true));
+}
+
+/// Whether a reset was seen since the last call of this; clears it.
+pub(crate) fn take_reset_seen() -> bool {
+    RESET_SEEN.try_with(|c| c.replace(false)).unwrap_or(false)
+}
+
+/// Sets the idle limit for reads on this thread (see `READ_IDLE`).
+pub(crate) fn set_read_idle(limit: Option<Duration>) {
+    let _ = READ_IDLE.try_with(|c| c.set(limit));
+}
+
+pub(crate) fn read_idle() -> Option<Duration> {
+    READ_IDLE.try_with(|c| c.get()).ok().flatten()
+}
+
+static NEXT_CALL: AtomicU64 = AtomicU64::new(1);
+
+/// Makes a token the calling thread's current one for as long as it lives.
+/// Scopes nest (a task wait runs polls); the outer one is restored on drop.
+pub(crate) struct CallScope {
+    token: Arc<CancelToken>,
+    call: u64,
+    previous: Option<(Arc<CancelToken>, u64)>,
+    /// Whether leaving the scope ends the call (a pull stream's call outlives it).
+    release: bool,
+}
+
+impl CallScope {
+    pub(crate) fn enter(token: &Arc<CancelToken>) -> CallScope {
+        let call = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
+        Self::with_call(token, call, true)
+    }
+
+    /// Re-enters a call that outlives its scopes (a pull stream between two reads).
+    pub(crate) fn resume(token: &Arc<CancelToken>, call: u64) -> CallScope {
+        Self::with_call(token, call, false)
+    }
+
+    fn with_call(token: &Arc<CancelToken>, call: u64, release: bool) -> CallScope {
+        set_read_idle(None);
+        take_reset_seen();
+        let previous = CURRENT
+            .try_with(|c| c.replace(Some((token.clone(), call))))
+            .ok()
+            .flatten();
+        CallScope {
+            token: token.clone(),
+            call,
+            previous,
+            release,
+        }
+    }
+
+    /// Leaves the scope but keeps the call going; the caller releases it later
+    /// (`CancelToken::release_call`). Returns the call id.
+    pub(crate) fn keep(mut self) -> u64 {
+        self.release = false;
+        self.call
+    }
+}
+
+impl Drop for CallScope {
+    fn drop(&mut self) {
+        if self.release {
+            self.token.release_call(self.call);
+        }
+        let previous = self.previous.take();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = previous);
+    }
+}
+
+/// The transport's view of the current call: registers a socket once per call and
+/// tells whether the call was cancelled.
+pub(crate) fn attach_current(socket: &Arc<TcpStream>, attached_call: &mut u64) -> bool {
+    CURRENT
+        .try_with(|c| match &*c.borrow() {
+            Some((token, call)) => {
+                if *attached_call != *call {
+                    token.register(*call, socket);
+                    *attached_call = *call;
+                }
+                token.is_cancelled()
+            }
+            None => false,
+        })
+        .unwrap_or(false)
+}
+
+/// Whether the current call (if any) was cancelled: for waits that poll.
+pub(crate) fn current_cancelled() -> bool {
+    CURRENT
+        .try_with(|c| c.borrow().as_ref().is_some_and(|(t, _)| t.is_cancelled()))
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleep_returns_early_when_cancelled() {
+        let token = Arc::new(CancelToken::default());
+        let t2 = token.clone();
+        let started = Instant::now();
+        let h = std::thread::spawn(move || t2.sleep(Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(30));
+        token.cancel();
+        assert_eq!(h.join().unwrap(), Err(Error::Cancelled));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // Later sleeps fail at once.
+        assert_eq!(token.sleep(Duration::from_secs(10)), Err(Error::Cancelled));
+    }
+
+    #[test]
+    fn sleep_runs_its_course_when_not_cancelled() {
+        let token = CancelToken::default();
+        let started = Instant::now();
+        assert_eq!(token.sleep(Duration::from_millis(20)), Ok(()));
+        assert!(started.elapsed() >= Duration::from_millis(20));
+    }
+
+    #[test]
+    fn scopes_nest_and_restore() {
+        let a = Arc::new(CancelToken::default());
+        let b = Arc::new(CancelToken::default());
+        let outer = CallScope::enter(&a);
+        {
+            let _inner = CallScope::enter(&b);
+            b.cancel();
+            assert!(current_cancelled());
+        }
+        assert!(!current_cancelled());
+        drop(outer);
+        assert!(!current_cancelled());
+    }
+}

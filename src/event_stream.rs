@@ -1,0 +1,275 @@
+//! A stream pulled one event at a time (`gw_chat_stream_open`, `gw_stream_next`):
+//! the request, the wait for the answer's headers, retries before the first
+//! event, and the driver that turns SSE events into gw events.
+
+use std::io::BufReader;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use ureq::http;
+use ureq::BodyReader;
+
+use crate::cancel::{CallScope, CancelToken};
+use crate::client::{Outgoing, Tally};
+use crate::error::Error;
+use crate::log::Level;
+use crate::ops::{Auth, Method, Operation, StreamKind};
+use crate::sse::SseParser;
+use crate::stream::{self, Step, StreamDriver, StreamEvent};
+use crate::Client;
+
+type Reader = BufReader<BodyReader<'static>>;
+
+/// Where a stream stands.
+enum State {
+    Running(Box<StreamDriver<Reader>>),
+    /// The terminal event was seen: the final object (until `finish` takes it).
+    Done(String),
+    Failed(Error),
+}
+
+/// A streaming call whose events the caller pulls. Holds its client (so the
+/// handle it was opened on may be freed first) and reads inside that handle's
+/// cancel scope, so `Client::cancel` ends a blocked `next_event`.
+pub struct EventStream {
+    client: Client,
+    token: Arc<CancelToken>,
+    /// The call id the stream's socket is registered under (released on drop).
+    call: u64,
+    kind: StreamKind,
+    name: &'static str,
+    method: Method,
+    path: String,
+    auth: Auth,
+    body: Vec<u8>,
+    deadline: Option<Instant>,
+    tally: Tally,
+    state: State,
+    /// Whether the last step produced an event (`current` is valid).
+    has_event: bool,
+}
+
+impl EventStream {
+    pub(crate) fn open(
+        client: &Client,
+        op: &Operation,
+        body: &Value,
+    ) -> Result<EventStream, Error> {
+        client.cancel_token().check()?;
+        let scope = CallScope::enter(client.cancel_token());
+        let kind = match op.stream {
+            Some(kind) => kind,
+            None => {
+                return Err(client.failed(
+                    op.name,
+                    Error::Internal(format!("{} does not stream", op.name)),
+                ))
+            }
+        };
+        let prepared = (|| {
+            let mut body = body.clone();
+            body.as_object_mut()
+                .ok_or_else(|| Error::invalid_param("request", "request: must be a JSON object"))?
+                .insert("stream".into(), Value::Bool(true));
+            let bytes = client.json_body(op, Some(&body))?.unwrap_or_default();
+            Ok::<_, Error>((op.path_with(&[])?, bytes))
+        })();
+        let (path, bytes) = prepared.map_err(|e| client.failed(op.name, e))?;
+        let mut stream = EventStream {
+            client: client.clone(),
+            token: client.cancel_token().clone(),
+            call: scope.keep(),
+            kind,
+            name: op.name,
+            method: op.method,
+            path,
+            auth: op.auth,
+            body: bytes,
+            deadline: client.default_deadline(),
+            tally: Tally::new(),
+            state: State::Failed(Error::Internal("stream not started".into())),
+            has_event: false,
+        };
+        let connected = {
+            let _scope = CallScope::resume(&stream.token, stream.call);
+            stream.connect()
+        };
+        match connected {
+            Ok(driver) => {
+                stream.state = State::Running(Box::new(driver));
+                Ok(stream)
+            }
+            Err(e) => Err(stream.fail(e)),
+        }
+    }
+
+    /// Sends the request (retrying as for any call) and checks that the answer is
+    /// an event stream.
+    fn connect(&mut self) -> Result<StreamDriver<Reader>, Error> {
+        let out = Outgoing {
+            method: self.method,
+            path: self.path.clone(),
+            auth: self.auth,
+            body: Some(("application/json", &self.body)),
+            accept: "text/event-stream",
+        };
+        let response = self.client.send(&out, self.deadline, &mut self.tally)?;
+        let is_sse = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !is_sse {
+            let text = self
+                .client
+                .read_text(response, self.client.options().max_response_bytes)?;
+            return Err(stream::non_stream_answer(&text));
+        }
+        let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
+        let options = self.client.options();
+        let parser =
+            SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
+        Ok(StreamDriver::new(self.kind, parser))
+    }
+
+    /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
+    /// redacted) and returns that error; every later call returns it again.
+    pub(crate) fn fail(&mut self, e: Error) -> Error {
+        let e = self.client.failed(self.name, e);
+        self.state = State::Failed(e.clone());
+        self.has_event = false;
+        e
+    }
+
+    /// Moves to the next event: `Ok(true)` with an event ready (`current`),
+    /// `Ok(false)` after the terminal event, or the error that ended the stream.
+    pub fn advance(&mut self) -> Result<bool, Error> {
+        self.has_event = false;
+        let _scope = CallScope::resume(&self.token, self.call);
+        crate::cancel::set_read_idle(self.client.options().read_timeout());
+        loop {
+            let driver = match &mut self.state {
+                State::Running(d) => d,
+                State::Done(_) => return Ok(false),
+                State::Failed(e) => return Err(e.clone()),
+            };
+            if self.token.is_cancelled() {
+                return Err(self.fail(Error::Cancelled));
+            }
+            match driver.step() {
+                Ok(Step::Event) => {
+                    self.has_event = true;
+                    return Ok(true);
+                }
+                Ok(Step::Done) => {
+                    let final_object = driver.take_final().unwrap_or_default();
+                    if self.client.options().max_retries > 0 || self.tally.attempts > 0 {
+                        self.client.log(
+                            Level::Debug,
+                            &format!(
+                                "gw: {} stream ended after {} event(s)",
+                                self.name,
+                                driver.delivered()
+                            ),
+                        );
+                    }
+                    self.state = State::Done(final_object);
+                    return Ok(false);
+                }
+                Err(e) => {
+                    // A reset reads as the end of the stream (ureq): say what it was.
+                    let e = match e {
+                        Error::Stream { body: None, .. } if crate::cancel::take_reset_seen() => {
+                            Error::Network(format!(
+                                "connection reset by the server after {} stream event(s)",
+                                driver.delivered()
+                            ))
+                        }
+                        e => e,
+                    };
+                    // A stream that breaks before its first event reached the caller is
+                    // retried within the call's one retry budget; once one did, never.
+                    let transient = matches!(e, Error::Network(_) | Error::Timeout(_));
+                    let budget_left = self.tally.attempts <= self.client.options().max_retries;
+                    if !transient || driver.delivered() > 0 || !budget_left {
+                        return Err(self.fail(e));
+                    }
+                    let delay = self.client.backoff(self.tally.attempts - 1);
+                    if self.deadline.is_some_and(|d| Instant::now() + delay >= d) {
+                        return Err(self.fail(e));
+                    }
+                    self.client.log(
+                        Level::Info,
+                        &format!(
+                            "gw: {} stream broke before its first event ({e}); retrying in {} ms",
+                            self.name,
+                            delay.as_millis()
+                        ),
+                    );
+                    self.state = State::Failed(e);
+                    if let Err(e) = self.token.sleep(delay) {
+                        return Err(self.fail(e));
+                    }
+                    match self.connect() {
+                        Ok(d) => self.state = State::Running(Box::new(d)),
+                        Err(e) => return Err(self.fail(e)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The event of the last `advance` that returned `Ok(true)`.
+    pub fn current(&self) -> Option<StreamEvent<'_>> {
+        match (&self.state, self.has_event) {
+            (State::Running(d), true) => Some(d.current()),
+            _ => None,
+        }
+    }
+
+    /// The next event, or `None` after the terminal one.
+    pub fn next_event(&mut self) -> Result<Option<StreamEvent<'_>>, Error> {
+        if self.advance()? {
+            Ok(self.current())
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Reads what is left (events are not handed out) and returns the assembled
+    /// final object, or the error that ended the stream. May be called again.
+    pub fn finish(&mut self) -> Result<String, Error> {
+        while self.advance()? {}
+        match &self.state {
+            State::Done(text) => Ok(text.clone()),
+            State::Failed(e) => Err(e.clone()),
+            State::Running(_) => Err(Error::Internal("stream still running".into())),
+        }
+    }
+
+    /// Events handed out so far.
+    pub fn delivered(&self) -> usize {
+        match &self.state {
+            State::Running(d) => d.delivered(),
+            _ => 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for EventStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventStream")
+            .field("operation", &self.name)
+            .field("delivered", &self.delivered())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        // The connection (inside the driver) is dropped with the stream: a stream
+        // freed mid-way is closed, never pooled half-read.
+        self.token.release_call(self.call);
+    }
+}

@@ -1,0 +1,223 @@
+//! Pull streams: open, next, finish, free. The callback functions
+//! (`gw_chat_stream`, `gw_responses_stream`) run on the same stream driver.
+
+use std::ffi::c_char;
+use std::os::raw::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::error::{Error, GW_DONE, GW_INVALID_ARGUMENT, GW_OK};
+use crate::ops::{self, Operation};
+use crate::{EventStream, StreamEvent};
+
+use super::args;
+use super::chat::gw_event;
+use super::client::gw_client;
+use super::guard::{call, catch, panic_error, report};
+use super::last_error::set_last_error;
+
+/// An open stream whose events the caller pulls with `gw_stream_next`.
+///
+/// Use one stream from one thread at a time (it may move between threads
+/// between calls). Cancel it with `gw_client_cancel` on the handle it was
+/// opened on. Free it with `gw_stream_free`.
+pub struct gw_stream {
+    inner: EventStream,
+    /// The current event's texts, NUL-terminated; reused from event to event.
+    name: Vec<u8>,
+    data: Vec<u8>,
+    text: Vec<u8>,
+    event: gw_event,
+    /// The status every call after the end returns (GW_DONE or the failure).
+    ended: Option<c_int>,
+}
+
+/// Copies `text` into `buf` as a C string, reusing its allocation. An interior
+/// NUL (JSON text has none) becomes a space so C sees the whole text.
+fn fill(buf: &mut Vec<u8>, text: &str) {
+    buf.clear();
+    buf.extend_from_slice(text.as_bytes());
+    if buf.contains(&0) {
+        for b in buf.iter_mut().filter(|b| **b == 0) {
+            *b = b' ';
+        }
+    }
+    buf.push(0);
+}
+
+/// A `gw_event` pointing at C copies of `ev` kept in the three buffers.
+fn expose(
+    name: &mut Vec<u8>,
+    data: &mut Vec<u8>,
+    text: &mut Vec<u8>,
+    ev: &StreamEvent<'_>,
+) -> gw_event {
+    fill(name, ev.event);
+    fill(data, ev.data);
+    let has_text = ev.text_delta.inspect(|t| fill(text, t)).is_some();
+    gw_event {
+        event: name.as_ptr() as *const c_char,
+        data: data.as_ptr() as *const c_char,
+        data_len: data.len() - 1,
+        text_delta: if has_text {
+            text.as_ptr() as *const c_char
+        } else {
+            std::ptr::null()
+        },
+        text_delta_len: if has_text { text.len() - 1 } else { 0 },
+        index: ev.index,
+        choice_index: ev.choice_index,
+    }
+}
+
+impl gw_stream {
+    fn new(inner: EventStream) -> gw_stream {
+        gw_stream {
+            inner,
+            name: Vec::new(),
+            data: Vec::new(),
+            text: Vec::new(),
+            event: gw_event::empty(),
+            ended: None,
+        }
+    }
+
+    fn step(&mut self) -> c_int {
+        if let Some(status) = self.ended {
+            return status;
+        }
+        let status = match self.inner.advance() {
+            Ok(true) => {
+                if let Some(ev) = self.inner.current() {
+                    self.event = expose(&mut self.name, &mut self.data, &mut self.text, &ev);
+                }
+                return GW_OK;
+            }
+            Ok(false) => GW_DONE,
+            Err(e) => {
+                set_last_error(&e.to_string());
+                e.status()
+            }
+        };
+        self.ended = Some(status);
+        status
+    }
+}
+
+/// POST /v1/chat/completions with `"stream": true` (set by gw), pulled: sends
+/// the request and waits for the answer's headers (retrying as any call does).
+///
+/// Returns `GW_OK` with the stream in `*stream` (and `*out` NULL), or a
+/// failure status with `*stream` NULL and the error JSON in `*out` (as for
+/// `gw_chat`). Then call `gw_stream_next` until it returns `GW_DONE` or a
+/// failure, `gw_stream_finish` for the assembled `chat.completion`, and
+/// `gw_stream_free`. `stream` must not be NULL; `out` may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn gw_chat_stream_open(
+    client: *const gw_client,
+    request_json: *const c_char,
+    stream: *mut *mut gw_stream,
+    out: *mut *mut c_char,
+) -> c_int {
+    open(client, request_json, stream, out, &ops::CHAT)
+}
+
+/// POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
+/// `gw_stream_finish` gives the `response` of `response.completed`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_responses_stream_open(
+    client: *const gw_client,
+    request_json: *const c_char,
+    stream: *mut *mut gw_stream,
+    out: *mut *mut c_char,
+) -> c_int {
+    open(client, request_json, stream, out, &ops::RESPONSES)
+}
+
+unsafe fn open(
+    client: *const gw_client,
+    request_json: *const c_char,
+    stream: *mut *mut gw_stream,
+    out: *mut *mut c_char,
+    op: &Operation,
+) -> c_int {
+    report(out, || {
+        args::put(stream, std::ptr::null_mut());
+        if stream.is_null() {
+            return Err(Error::invalid_param("stream", "stream: must not be NULL"));
+        }
+        let client = args::client(client)?;
+        let body = args::json_object(request_json, "request_json")?;
+        let opened = client.stream_open(op, &body)?;
+        *stream = Box::into_raw(Box::new(gw_stream::new(opened)));
+        Ok(())
+    })
+}
+
+/// Moves to the next event of `stream`.
+///
+/// Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
+/// valid until the next call on it); `GW_DONE` after the terminal event (chat:
+/// `data: [DONE]`, not itself an event; Responses: after `response.completed`
+/// was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+/// `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
+/// JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
+/// call returns the same status. `*event` is NULL unless `GW_OK`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_stream_next(
+    stream: *mut gw_stream,
+    event: *mut *const gw_event,
+) -> c_int {
+    args::put(event, std::ptr::null());
+    let Some(s) = stream.as_mut() else {
+        set_last_error("stream: must not be NULL");
+        return GW_INVALID_ARGUMENT;
+    };
+    if event.is_null() {
+        set_last_error("event: must not be NULL");
+        return GW_INVALID_ARGUMENT;
+    }
+    match catch_unwind(AssertUnwindSafe(|| s.step())) {
+        Ok(GW_OK) => {
+            *event = &s.event;
+            GW_OK
+        }
+        Ok(status) => status,
+        Err(panic) => {
+            let e = panic_error(panic);
+            set_last_error(&e.to_string());
+            s.ended = Some(e.status());
+            e.status()
+        }
+    }
+}
+
+/// The stream's result: `GW_OK` with the assembled final object in `*out`
+/// (chat: a `chat.completion`; Responses: the `response`), or the failure
+/// status with its error JSON. Called before the end, it first reads the
+/// remaining events (they are not handed out). May be called more than once.
+/// `*out` is freed with `gw_free`; `out` may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn gw_stream_finish(stream: *mut gw_stream, out: *mut *mut c_char) -> c_int {
+    call(out, || {
+        let s = stream
+            .as_mut()
+            .ok_or_else(|| Error::invalid_param("stream", "stream: must not be NULL"))?;
+        let result = s.inner.finish();
+        s.ended.get_or_insert(match &result {
+            Ok(_) => GW_DONE,
+            Err(e) => e.status(),
+        });
+        result
+    })
+}
+
+/// Frees a stream, at any time: mid-stream it closes the connection (never
+/// pooled half-read). NULL is fine. Must not be called twice.
+#[no_mangle]
+pub unsafe extern "C" fn gw_stream_free(stream: *mut gw_stream) {
+    catch((), || {
+        if !stream.is_null() {
+            drop(Box::from_raw(stream));
+        }
+    })
+}

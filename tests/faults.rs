@@ -1,0 +1,234 @@
+//! Faults measured from outside (issue "no lost or doubled work"): a billable
+//! POST is never sent twice without a key, broken bodies are retried like
+//! broken heads, a reset is a network failure, and no server can make one SSE
+//! event grow without bound.
+
+mod common;
+
+use common::*;
+use gw::{ops, GW_NETWORK, GW_STREAM, GW_TIMEOUT, GW_TOO_LARGE};
+use gw_mock::MockGateway;
+use serde_json::json;
+
+const JSON_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n";
+
+fn raw(bytes: &str, then: &str, times: u64) -> serde_json::Value {
+    json!({"action": "raw", "bytes": bytes, "then": then, "times": times})
+}
+
+fn video() -> serde_json::Value {
+    json!({"model": "v", "prompt": "a cat", "duration": 5})
+}
+
+#[test]
+fn retries_of_one_post_carry_one_key_and_calls_differ() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 1000, "times": 3}));
+    let c = client_with(
+        &mock,
+        json!({"first_byte_timeout_ms": 300, "max_retries": 2}),
+    );
+    let e = c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    let keys: Vec<String> = mock
+        .requests()
+        .iter()
+        .map(|r| {
+            r.header("idempotency-key")
+                .expect("every POST has a key")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(keys.len(), 3, "three attempts of one call");
+    assert!(keys.iter().all(|k| k == &keys[0]), "{keys:?}");
+    // The next call gets a key of its own.
+    c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap();
+    let next = mock.requests()[3]
+        .header("idempotency-key")
+        .unwrap()
+        .to_string();
+    assert_ne!(next, keys[0]);
+}
+
+#[test]
+fn without_keys_a_sent_post_is_not_sent_again_after_a_timeout() {
+    let mock = MockGateway::start();
+    let c = client_with(
+        &mock,
+        json!({"first_byte_timeout_ms": 300, "max_retries": 2, "idempotency_keys": false}),
+    );
+    let created = parse(&c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap());
+    let id = created["task_id"].as_str().unwrap().to_string();
+    assert_eq!(mock.requests()[0].header("idempotency-key"), None);
+    let before = mock.request_count();
+    mock.push_fault(json!({"action": "delay", "ms": 1000}));
+    let e = c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    assert_eq!(mock.request_count() - before, 1, "one paid task, not three");
+    // A GET is still retried: it creates nothing.
+    mock.push_fault(json!({"action": "delay", "ms": 1000}));
+    c.call(&ops::VIDEO_GENERATION_STATUS, &[&id], None).unwrap();
+    assert_eq!(mock.request_count() - before, 3);
+}
+
+/// Each broken body, once, then a good answer: retried within the budget.
+#[test]
+fn broken_bodies_after_the_head_are_retried() {
+    let cases = [
+        (
+            "a Content-Length longer than the body",
+            format!("{JSON_HEAD}content-length: 500\r\n\r\n{{\"choices\":"),
+            "close",
+        ),
+        (
+            "a chunked body cut mid-chunk",
+            format!("{JSON_HEAD}transfer-encoding: chunked\r\n\r\n40\r\n{{\"choices\":"),
+            "close",
+        ),
+        (
+            "a chunk size that is not hex",
+            format!("{JSON_HEAD}transfer-encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n"),
+            "close",
+        ),
+        (
+            "a reset half-way",
+            format!("{JSON_HEAD}content-length: 500\r\n\r\n{{\"choices\":"),
+            "reset",
+        ),
+    ];
+    for (what, bytes, then) in cases {
+        let mock = MockGateway::start();
+        mock.push_fault(raw(&bytes, then, 1));
+        let c = client_with(&mock, json!({"max_retries": 2}));
+        let answer = c
+            .call(&ops::CHAT, &[], Some(&chat("hi")))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(answer.contains("Echo: hi"), "{what}: {answer}");
+        assert_eq!(mock.request_count(), 2, "{what}: one retry");
+        // When every attempt breaks, the last failure is a network error, after 3 attempts.
+        let mock = MockGateway::start();
+        mock.push_fault(raw(&bytes, then, 3));
+        let c = client_with(&mock, json!({"max_retries": 2}));
+        let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+        assert_eq!(e.status(), GW_NETWORK, "{what}: {e}");
+        assert_eq!(mock.request_count(), 3, "{what}");
+    }
+}
+
+#[test]
+fn a_reset_during_a_body_without_length_is_a_network_error() {
+    let mock = MockGateway::start();
+    let bytes = format!("{JSON_HEAD}connection: close\r\n\r\n{{\"choices\": [");
+    mock.push_fault(raw(&bytes, "reset", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_NETWORK, "{e}");
+    assert!(e.to_string().contains("reset"), "{e}");
+}
+
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n";
+
+#[test]
+fn a_reset_mid_stream_names_the_broken_connection() {
+    let mock = MockGateway::start();
+    let bytes = format!(
+        "{SSE_HEAD}connection: close\r\n\r\ndata: {{\"id\":\"c\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"Hel\"}}}}]}}\n\n"
+    );
+    mock.push_fault(raw(&bytes, "reset", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let mut seen = 0;
+    let e = c
+        .stream(&ops::CHAT, &chat("hi"), &mut |_| {
+            seen += 1;
+            true
+        })
+        .unwrap_err();
+    assert_eq!(seen, 1);
+    assert_eq!(e.status(), GW_NETWORK, "{e}");
+    assert!(e.to_string().contains("connection reset"), "{e}");
+}
+
+#[test]
+fn a_stream_cut_mid_line_is_gw_stream() {
+    let mock = MockGateway::start();
+    let bytes = format!(
+        "{SSE_HEAD}connection: close\r\n\r\ndata: {{\"id\":\"c\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"Hel\"}}}}]}}\n\ndata: {{\"id\":\"c\",\"cho"
+    );
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let e = c
+        .stream(&ops::CHAT, &chat("hi"), &mut |_| true)
+        .unwrap_err();
+    assert_eq!(e.status(), GW_STREAM, "{e}");
+    assert!(e.to_string().contains("cut mid-line"), "{e}");
+}
+
+#[test]
+fn one_event_cannot_grow_without_bound() {
+    let mock = MockGateway::start();
+    // 4,000 short data lines and no blank line: each line is tiny, the event is not.
+    let lines: String = (0..4000)
+        .map(|_| "data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n")
+        .collect();
+    let bytes = format!("{SSE_HEAD}connection: close\r\n\r\n{lines}");
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(&mock, json!({"max_retries": 0, "max_event_bytes": 65536}));
+    let e = c
+        .stream(&ops::CHAT, &chat("hi"), &mut |_| true)
+        .unwrap_err();
+    assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
+    assert!(e.to_string().contains("max_event_bytes"), "{e}");
+}
+
+fn new_task(c: &gw::Client) -> String {
+    let created = parse(&c.call(&ops::VIDEO_CREATE, &[], Some(&video())).unwrap());
+    created["task_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_zero_poll_interval_is_not_a_tight_loop() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    let id = new_task(&c);
+    let started = std::time::Instant::now();
+    let wait = gw::WaitOptions {
+        interval_ms: 0,
+        timeout_ms: 30_000,
+    };
+    c.wait_for_task(gw::TaskFamily::Unified, &id, &wait, &mut |_, _| true)
+        .unwrap();
+    // The mock's task ends on its third poll: two pauses of at least the floor.
+    let floor = gw::MIN_POLL_INTERVAL;
+    assert!(started.elapsed() >= floor * 2, "{:?}", started.elapsed());
+    assert_eq!(mock.request_count(), 4, "create + 3 polls, no more");
+}
+
+#[test]
+fn a_poll_after_hint_wins_over_the_interval() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    let id = new_task(&c);
+    // Two answers that say "still running, ask again in 150 ms", then a finished task.
+    mock.push_fault(json!([{
+        "action": "status", "status": 200, "times": 2,
+        "match": "/v1/video/generations/",
+        "headers": {"openai-poll-after-ms": "150"},
+        "body": format!("{{\"task_id\":\"{id}\",\"status\":\"processing\"}}")
+    }, {
+        "action": "status", "status": 200,
+        "match": "/v1/video/generations/",
+        "body": format!("{{\"task_id\":\"{id}\",\"status\":\"succeeded\"}}")
+    }]));
+    let started = std::time::Instant::now();
+    let wait = gw::WaitOptions {
+        interval_ms: 20_000,
+        timeout_ms: 60_000,
+    };
+    c.wait_for_task(gw::TaskFamily::Unified, &id, &wait, &mut |_, _| true)
+        .unwrap();
+    let took = started.elapsed();
+    // Not 20 s per poll: the hint (150 ms) paced both pauses.
+    assert!(took >= std::time::Duration::from_millis(300), "{took:?}");
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(mock.request_count(), 4, "create + 3 polls");
+}
