@@ -70,10 +70,12 @@ class ImageApiTest : GwTestBase() {
     }
 
     @Test
-    fun `an empty image uploads as zero bytes`() = withClient { gw ->
-        gw.imageEditUpload(json("""{"model":"edit-test","prompt":"p"}"""), GwFile(ByteArray(0), "empty.png"))
-        val image = multipartOf(MockGateway.requestsTo("/v1/images/edits").single()).single { it.str("name") == "image" }
-        assertEquals("0", image.str("size"))
+    fun `an empty image is refused by name before sending`() = withClient { gw ->
+        val e = assertThrows<GwException.InvalidArgument> {
+            gw.imageEditUpload(json("""{"model":"edit-test","prompt":"p"}"""), GwFile(ByteArray(0), "empty.png"))
+        }
+        assertTrue(e.message!!.contains("image"), e.message)
+        assertEquals(0, MockGateway.requests().size)
     }
 
     @Test
