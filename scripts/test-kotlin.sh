@@ -19,7 +19,9 @@ rm -rf bindings/kotlin/target/surefire-reports
 status=0
 mvn -B -q "${offline[@]}" -f bindings/kotlin/pom.xml test \
     -Dgw.library.path="$lib" -Dgw.mock="$lib/gw-mock" </dev/null || status=$?
-# -q hides Surefire's totals: print them from its reports, failed or not.
+# -q hides Surefire's totals: print them from its reports, failed or not (after a newline:
+# Maven -q leaves terminal reset codes without one).
+echo
 python3 - bindings/kotlin/target/surefire-reports <<'PY' 2>/dev/null || true
 import glob, sys, xml.etree.ElementTree as ET
 t = f = e = s = 0

@@ -99,7 +99,8 @@ sealed class GwException(
     private companion object {
         fun describe(status: Int, message: String, type: String?, code: String?, meta: ResponseMeta?): String =
             buildString {
-                append(Gw.statusName(status))
+                // The name comes from gw; never let a missing library break an exception.
+                append(runCatching { Gw.statusName(status) }.getOrElse { "GW_STATUS" })
                 if (status > 0) append(" (").append(status).append(')')
                 append(": ").append(message)
                 val tags = listOfNotNull(type, code?.takeIf { it != type }).joinToString("/")

@@ -63,7 +63,7 @@ data class GwOptions(
  * Per-call overrides, applied to the handle gw derives for the call
  * (gw_client_create_derived): timeouts, retries, extra headers (merged over the client's),
  * an `Idempotency-Key`, validation. [onResponse] receives the call's [ResponseMeta] when it
- * succeeds (failures carry it in [GwException.response]).
+ * succeeds, on the IO thread that ran the call (failures carry it in [GwException.response]).
  */
 class CallOptions(
     val totalTimeout: Duration? = null,

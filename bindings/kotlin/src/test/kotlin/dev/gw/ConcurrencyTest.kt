@@ -6,6 +6,7 @@ import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
@@ -31,6 +32,14 @@ class ConcurrencyTest : GwTestBase() {
             assertEquals("Echo: caller $i", a.path("choices", 0, "message", "content")!!.jsonPrimitive.content)
         }
         assertEquals(64, MockGateway.requestsTo("/v1/chat/completions").size)
+    }
+
+    @Test
+    fun `many streams at once on one client each get their own text`() = withClient { gw ->
+        val texts = (1..16).map { i ->
+            async(Dispatchers.Default) { i to gw.chatStream(chatOf("stream number $i")).textDeltas().toList().joinToString("") }
+        }.awaitAll()
+        for ((i, text) in texts) assertEquals("Echo: stream number $i", text)
     }
 
     @Test
@@ -70,12 +79,15 @@ class ConcurrencyTest : GwTestBase() {
         val gw = GwClient(MockGateway.options())
         MockGateway.fault("""{"match":"/v1/chat","action":"delay","ms":500,"times":3}""")
         val running = (1..3).map { i -> async(Dispatchers.Default) { gw.chat(chatOf("inflight $i")) } }
+        MockGateway.fault("""{"match":"/v1/chat","action":"drip","interval_ms":100}""")
+        val stream = async(Dispatchers.Default) { gw.chatStream(chatOf("a stream across close")).result() }
         delay(150)
         gw.close()
         assertThrows<GwException.Closed> { gw.chat(json(CHAT)) }
         assertEquals(before + 1, GwDiagnostics.openClients, "freed while calls were still running")
         val answers = running.awaitAll()
         assertEquals(3, answers.size)
+        assertEquals("chat.completion", stream.await().str("object"))
         assertEquals(before, GwDiagnostics.openClients, "not freed after the last call")
     }
 }

@@ -19,7 +19,16 @@ import com.sun.jna.Pointer
 internal object GwNative {
     init {
         val explicit = System.getProperty("gw.library")
-        val lib = NativeLibrary.getInstance(if (explicit.isNullOrEmpty()) "gw" else explicit)
+        val lib = try {
+            NativeLibrary.getInstance(if (explicit.isNullOrEmpty()) "gw" else explicit)
+        } catch (e: UnsatisfiedLinkError) {
+            // JNA's own message lists every place it tried; say first what the user can do.
+            throw UnsatisfiedLinkError(
+                "gw: cannot load the native library (${explicit ?: "libgw"}): set -Dgw.library=/path/to/libgw.so, " +
+                    "or -Djna.library.path=<dir>, or bundle it on the classpath (see the binding's README). " +
+                    "JNA said: ${e.message}",
+            )
+        }
         Native.register(GwNative::class.java, lib)
     }
 
