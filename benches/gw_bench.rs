@@ -2,6 +2,8 @@
 //!
 //! - SSE parsing throughput (in memory, no HTTP)
 //! - limit checking cost per request
+//! - a request's JSON from the caller's text to the bytes sent (parse, check,
+//!   serialise: what serde_json's preserve_order and arbitrary_precision cost)
 //! - chat round trips to gw-mock over loopback: latency percentiles, one thread
 //!   and eight threads sharing one client
 //! - a long streamed answer: events per second and peak RSS (the stream is
@@ -19,6 +21,7 @@ use serde_json::json;
 fn main() {
     sse_throughput();
     validation_cost();
+    request_json_cost();
     let mock = MockGateway::start();
     round_trips(&mock);
     shared_client(&mock);
@@ -63,6 +66,29 @@ fn validation_cost() {
     println!(
         "validate_chat_50_messages: {:.1} us per request",
         per.as_secs_f64() * 1e6
+    );
+}
+
+fn request_json_cost() {
+    let messages: Vec<_> = (0..50)
+        .map(|i| json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": format!("message {i}")}))
+        .collect();
+    let text = json!({"model": "m", "messages": messages, "temperature": 0.7, "top_p": 0.95,
+                      "max_tokens": 1024, "seed": 123456789, "stop": ["a", "b"]})
+    .to_string();
+    let rounds = 20_000;
+    let started = Instant::now();
+    let mut sent = 0;
+    for _ in 0..rounds {
+        let body: serde_json::Value = serde_json::from_str(&text).expect("parses");
+        gw::validate::check(ops::CHAT.rules, &body).expect("valid");
+        sent += serde_json::to_vec(&body).expect("serialises").len();
+    }
+    let per = started.elapsed() / rounds;
+    println!(
+        "request_json_chat_50_messages: {:.1} us per request (parse, check, serialise; {} bytes)",
+        per.as_secs_f64() * 1e6,
+        sent / rounds as usize
     );
 }
 

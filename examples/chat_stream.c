@@ -11,11 +11,12 @@
 #include "gw.h"
 #include "json_field.h"
 
-/* Called once per streamed chunk; text_delta is the new text, already extracted. */
+/* Called once per streamed chunk; text_delta is the new text, already extracted. With
+ * "n" > 1 each choice's text comes as its own event: print choice 0 only. */
 static int print_delta(const gw_event *event, void *user_data)
 {
     (void)user_data;
-    if (event->text_delta != NULL) {
+    if (event->text_delta != NULL && event->choice_index == 0) {
         fwrite(event->text_delta, 1, event->text_delta_len, stdout);
         fflush(stdout);
     }

@@ -207,7 +207,9 @@ typedef struct gw_stream gw_stream;
 typedef struct gw_event {
   /**
    * The SSE event name: "message" for chat chunks, e.g.
-   * "response.output_text.delta" for the Responses format. Never NULL.
+   * "response.output_text.delta" for the Responses format (a Responses
+   * event sent without an `event:` line is named by its data's `type`).
+   * Never NULL.
    */
   const char *event;
   /**
@@ -334,9 +336,11 @@ int gw_responses(const struct gw_client *client,
 /**
  * POST /v1/responses with `"stream": true`. Events carry their `event:` name;
  * `text_delta` is set for `response.output_text.delta`. On success `*out` is
- * the `response` object of `response.completed`; `error` and
- * `response.failed` events, or an end before `response.completed`, are
- * `GW_STREAM`. Callback rules as `gw_chat_stream`.
+ * the `response` object of `response.completed`, or of `response.incomplete`
+ * (`status` "incomplete", e.g. max_output_tokens reached); `error` and
+ * `response.failed` events (the error JSON then holds the failed `response`),
+ * or an end before a terminal event, are `GW_STREAM`. Callback rules as
+ * `gw_chat_stream`.
  */
 int gw_responses_stream(const struct gw_client *client,
                         const char *request_json,
@@ -368,7 +372,8 @@ struct gw_client *GW_NULLABLE gw_client_new(const char *GW_NULLABLE base_url,
  *   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
  *   "headers": {}, "validate": true, "allow_insecure_http": false,
  *   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
- *   "max_idle_connections": 16}`
+ *   "max_idle_connections": 16, "first_byte_timeout_ms": 600000,
+ *   "max_event_bytes": 8388608, "idempotency_keys": true}`
  *
  * A timeout of 0 means none. Unknown keys are an error (a typo is not
  * ignored). Returns NULL on bad options; `gw_last_error()` says which.
@@ -395,8 +400,8 @@ int gw_client_create(const char *GW_NULLABLE options_json,
  * A new handle that shares `base`'s connection pool and settings, with
  * per-call overrides in `options_json` (NULL or "" for none):
  *
- * `{"total_timeout_ms", "read_timeout_ms", "connect_timeout_ms",
- *   "max_retries", "headers": {...} (merged over the base's),
+ * `{"total_timeout_ms", "first_byte_timeout_ms", "read_timeout_ms",
+ *   "connect_timeout_ms", "max_retries", "headers": {...} (merged over the base's),
  *   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
  *
  * Unknown keys are refused. The new handle has its own cancel state
@@ -574,7 +579,8 @@ int gw_chat_stream_open(const struct gw_client *client,
 
 /**
  * POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
- * `gw_stream_finish` gives the `response` of `response.completed`.
+ * `gw_stream_finish` gives the `response` of `response.completed` (or of
+ * `response.incomplete`).
  */
 int gw_responses_stream_open(const struct gw_client *client,
                              const char *request_json,
@@ -587,7 +593,7 @@ int gw_responses_stream_open(const struct gw_client *client,
  * Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
  * valid until the next call on it); `GW_DONE` after the terminal event (chat:
  * `data: [DONE]`, not itself an event; Responses: after `response.completed`
- * was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+ * or `response.incomplete` was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
  * `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
  * JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
  * call returns the same status. `*event` is NULL unless `GW_OK`.

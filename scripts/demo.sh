@@ -33,6 +33,8 @@ for example in chat_stream image video; do
     echo "== examples/$example.c"
     "$bin/$example"
 done
+scripts/demo-go.sh
+scripts/demo-cpp.sh
 scripts/demo-kotlin.sh
 echo
 echo "demo: all examples succeeded"

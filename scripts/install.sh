@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs libgw.so, libgw.a, gw.h and gw.pc under $PREFIX (default /usr/local).
+# Installs libgw.so, libgw.a, gw.h, gw.pc, the C++ headers (include/gw/) and the CMake
+# package (lib/cmake/gw) under $PREFIX (default /usr/local).
 # DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
 # The shared library goes in as libgw.so.X.Y.Z with the usual links: libgw.so.X (its SONAME,
 # which programs record and the loader looks for) and libgw.so (what -lgw finds).
@@ -23,3 +24,12 @@ ln -sfn "libgw.so.$major" "$dest/lib/libgw.so"
 install -m 0644 target/release/libgw.a "$dest/lib/libgw.a"
 install -m 0644 include/gw.h "$dest/include/gw.h"
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" gw.pc.in >"$dest/lib/pkgconfig/gw.pc"
+
+# C++: the header-only binding and find_package(gw CONFIG) (gw::gw, gw::gw_static). The
+# config finds the prefix from its own place; the version file gets the version and the
+# pointer size of this build.
+install -d "$dest/include/gw" "$dest/lib/cmake/gw"
+install -m 0644 bindings/cpp/include/gw/*.hpp "$dest/include/gw/"
+install -m 0644 bindings/cpp/cmake/gwConfig.cmake "$dest/lib/cmake/gw/gwConfig.cmake"
+sed -e "s|@VERSION@|$version|g" -e "s|@SIZEOF_VOID_P@|$(($(getconf LONG_BIT) / 8))|g" \
+    bindings/cpp/cmake/gwConfigVersion.cmake.in >"$dest/lib/cmake/gw/gwConfigVersion.cmake"

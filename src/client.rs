@@ -833,17 +833,31 @@ impl Client {
     }
 
     pub(crate) fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {
-        let bytes = response
+        use std::io::Read;
+        let too_large =
+            || Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"));
+        // ureq's limit counts the bytes on the wire; `take` counts what they decode to,
+        // so a small gzip bomb cannot fill memory either.
+        let mut reader = response
             .into_body()
             .into_with_config()
             .limit(limit)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => {
-                    Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"))
-                }
-                other => map_ureq(other),
-            })?;
+            .reader()
+            .take(limit.saturating_add(1));
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(|e| {
+            if e.get_ref()
+                .and_then(|i| i.downcast_ref::<ureq::Error>())
+                .is_some_and(|u| matches!(u, ureq::Error::BodyExceedsLimit(_)))
+            {
+                too_large()
+            } else {
+                crate::transport_error::map_io(e)
+            }
+        })?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
         String::from_utf8(bytes).map_err(|_| Error::Decode("answer is not valid UTF-8".into()))
     }
 

@@ -128,10 +128,11 @@ impl Error {
         }
     }
 
-    /// The error-JSON contract: `{"error":{"message","type","code","status"}}`.
+    /// The error-JSON contract: `{"error":{"message","type","code","status"}}`,
+    /// `message`, `type` and `code` strings and `status` a number.
     ///
-    /// A gateway error body that already has that shape is passed through (with
-    /// `status` added); a vendor failure returns the vendor's own body.
+    /// A server's error body keeps its own fields, with the contract's filled in
+    /// (see `fill_contract`); a vendor failure returns the vendor's own body.
     pub fn to_json(&self) -> String {
         let status = self.status();
         match self {
@@ -139,8 +140,11 @@ impl Error {
             Error::Http {
                 body: Some(body), ..
             } => {
-                if let Some(passed) = server_error_body(body, status) {
-                    return passed;
+                if let Some((mut outer, mut inner)) = server_error(body) {
+                    let (kind, code) = self.type_and_code();
+                    fill_contract(&mut inner, &self.to_string(), kind, &code, status);
+                    outer.insert("error".into(), Value::Object(inner));
+                    return Value::Object(outer).to_string();
                 }
             }
             Error::Stream {
@@ -153,12 +157,7 @@ impl Error {
                     Some(Value::Object(e)) => e.clone(),
                     _ => obj.clone(),
                 };
-                inner
-                    .entry("message")
-                    .or_insert_with(|| Value::from(message.as_str()));
-                inner.entry("type").or_insert_with(|| "stream_error".into());
-                inner.entry("code").or_insert_with(|| "stream".into());
-                inner.insert("status".into(), status.into());
+                fill_contract(&mut inner, message, "stream_error", "stream", status);
                 return json!({ "error": inner }).to_string();
             }
             _ => {}
@@ -213,24 +212,87 @@ impl Error {
     }
 }
 
-/// The server's `{"error":{...}}` body with `status` added, or None when the body
-/// is not of that shape (an HTML page from a proxy, say).
-fn server_error_body(body: &str, status: i32) -> Option<String> {
-    let mut value: Value = serde_json::from_str(body).ok()?;
-    let inner = value.get_mut("error")?.as_object_mut()?;
-    inner.entry("status").or_insert(status.into());
-    Some(value.to_string())
+/// The server's error body as JSON: the body itself, or, for an event-stream body
+/// (some servers answer an error status with `data: {"error":{...}}` and
+/// `data: [DONE]`), the first `data:` line holding an error.
+fn error_body_json(body: &str) -> Option<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        return Some(v);
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|v| v.get("error").is_some())
 }
 
-/// A short human message for an HTTP error body: the server's `error.message`
-/// when it has one, else the start of the body.
+/// A JSON error body split into (its other top-level fields, its error object):
+/// `{"error":{...}}`, `{"error":"text"}`, or a bare object (`{"message":..}`,
+/// FastAPI's `{"detail":..}`). None for a body that is not JSON (HTML, text).
+fn server_error(body: &str) -> Option<(Map<String, Value>, Map<String, Value>)> {
+    let Value::Object(mut outer) = error_body_json(body)? else {
+        return None;
+    };
+    let inner = match outer.shift_remove("error") {
+        Some(Value::Object(e)) => e,
+        Some(Value::String(s)) => Map::from_iter([("message".to_string(), Value::from(s))]),
+        Some(other) => {
+            outer.insert("error".into(), other);
+            std::mem::take(&mut outer)
+        }
+        None => std::mem::take(&mut outer),
+    };
+    Some((outer, inner))
+}
+
+/// Makes `inner` hold the contract's four fields whatever the server sent: a field
+/// of the right type is kept (the server's own `type`, `code`, `message`); one of
+/// another type (generateContent's numeric `code`, its `status` word) moves to
+/// `server_<name>` and gw's value takes its place; `status` is always the status gw
+/// returns.
+fn fill_contract(
+    inner: &mut Map<String, Value>,
+    message: &str,
+    kind: &str,
+    code: &str,
+    status: i32,
+) {
+    let detail = inner
+        .get("detail")
+        .and_then(Value::as_str)
+        .map(String::from);
+    let defaults = [
+        ("message", Value::from(detail.as_deref().unwrap_or(message))),
+        ("type", Value::from(kind)),
+        ("code", Value::from(code)),
+    ];
+    for (key, default) in defaults {
+        match inner.get(key) {
+            Some(Value::String(_)) => {}
+            Some(_) => {
+                let theirs = inner.insert(key.into(), default).unwrap_or_default();
+                inner.insert(format!("server_{key}"), theirs);
+            }
+            None => {
+                inner.insert(key.into(), default);
+            }
+        }
+    }
+    let status = Value::from(status);
+    match inner.insert("status".into(), status.clone()) {
+        Some(theirs) if theirs != status => {
+            inner.insert("server_status".into(), theirs);
+        }
+        _ => {}
+    }
+}
+
+/// A short human message for an HTTP error body: the server's error message
+/// when it has one (in a JSON or an event-stream body), else the start of the body.
 pub(crate) fn http_error_message(status: u16, body: &str) -> String {
-    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|v| {
-        v.get("error").and_then(|e| match e {
-            Value::Object(o) => o.get("message").and_then(Value::as_str).map(String::from),
-            Value::String(s) => Some(s.clone()),
-            _ => None,
-        })
+    let from_json = server_error(body).and_then(|(_, inner)| {
+        ["message", "detail"]
+            .iter()
+            .find_map(|k| inner.get(*k).and_then(Value::as_str).map(String::from))
     });
     from_json.unwrap_or_else(|| {
         let snippet: String = body.trim().chars().take(200).collect();
@@ -298,6 +360,45 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("bad gateway"));
+    }
+
+    fn http(status: u16, body: &str) -> Value {
+        let e = Error::Http {
+            status,
+            message: http_error_message(status, body),
+            body: Some(body.into()),
+        };
+        serde_json::from_str::<Value>(&e.to_json()).unwrap()["error"].clone()
+    }
+
+    #[test]
+    fn odd_error_bodies_fill_the_contract_and_keep_their_fields() {
+        let google = http(
+            400,
+            r#"{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}"#,
+        );
+        assert_eq!(
+            google,
+            json!({"code": "http_400", "server_code": 400, "message": "bad", "status": 400,
+                   "server_status": "INVALID_ARGUMENT", "type": "http_error"})
+        );
+        let fastapi = http(422, r#"{"detail":"Field required"}"#);
+        assert_eq!(fastapi["message"], "Field required");
+        assert_eq!(fastapi["code"], "http_422");
+        let text = http(429, r#"{"error":"slow down"}"#);
+        assert_eq!(text["message"], "slow down");
+        let sse = http(
+            500,
+            "data: {\"error\":{\"message\":\"boom\",\"code\":\"x\"}}\n\ndata: [DONE]\n\n",
+        );
+        assert_eq!(
+            (sse["message"].as_str(), sse["code"].as_str()),
+            (Some("boom"), Some("x"))
+        );
+        assert_eq!(
+            http_error_message(500, "data: {\"error\":{\"message\":\"boom\"}}"),
+            "boom"
+        );
     }
 
     #[test]

@@ -21,6 +21,11 @@ use crate::Client;
 
 type Reader = BufReader<BodyReader<'static>>;
 
+/// After the terminal event, how much more of a body is read to keep the connection.
+const DRAIN_LIMIT: usize = 64 * 1024;
+/// ... and how long a silence that read waits out before giving the connection up.
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Where a stream stands.
 enum State {
     Running(Box<StreamDriver<Reader>>),
@@ -164,6 +169,11 @@ impl EventStream {
                 }
                 Ok(Step::Done) => {
                     let final_object = driver.take_final().unwrap_or_default();
+                    // What follows the terminal event is usually just the chunked body's
+                    // end: read it (briefly, boundedly) so the connection is pooled
+                    // rather than closed (a TLS handshake saved on the next stream).
+                    crate::cancel::set_read_idle(Some(DRAIN_WAIT));
+                    driver.drain(DRAIN_LIMIT);
                     if self.client.options().max_retries > 0 || self.tally.attempts > 0 {
                         self.client.log(
                             Level::Debug,

@@ -18,6 +18,7 @@
 
 mod call_options;
 mod cancel;
+mod chat_assembly;
 mod client;
 mod error;
 mod event_stream;

@@ -1,12 +1,33 @@
 //! The documented limits, one table per endpoint (the API document's
 //! endpoint tables and its Limits section). The README lists them too.
+//!
+//! What is refused is what is certainly wrong: wrong types, documented numeric
+//! ranges, missing required fields, sizes over caps. An enum value outside the
+//! document's list is refused only when OpenAI's current API does not define it
+//! either, since real gateways pass those on (issue 9).
 
 use crate::validate::{rule, Check::*, Rule};
 
-const EFFORT_CHAT: &[&str] = &["low", "medium", "high"];
-const EFFORT_RESPONSES: &[&str] = &["minimal", "low", "medium", "high"];
-const ROLES_CHAT: &[&str] = &["system", "user", "assistant", "tool"];
-const PART_TYPES: &[&str] = &["text", "image_url", "video_url"];
+/// The document's efforts plus OpenAI's `none` and `xhigh`; chat takes `minimal` too.
+const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
+/// The document's roles plus OpenAI's `developer` and (deprecated) `function`.
+const ROLES_CHAT: &[&str] = &[
+    "system",
+    "user",
+    "assistant",
+    "tool",
+    "developer",
+    "function",
+];
+/// The document's part types plus OpenAI's `input_audio`, `file` and `refusal`.
+const PART_TYPES: &[&str] = &[
+    "text",
+    "image_url",
+    "video_url",
+    "input_audio",
+    "file",
+    "refusal",
+];
 /// "at most 50 MB": read as MiB, the larger reading, so gw never refuses a
 /// video the gateway would take.
 const VIDEO_MAX_BYTES: usize = 50 * 1024 * 1024;
@@ -43,6 +64,27 @@ pub const CHAT: &[Rule] = &[
             equals: "video_url",
         },
     ),
+    rule(
+        "messages[].content[].input_audio",
+        RequiredWhen {
+            field: "type",
+            equals: "input_audio",
+        },
+    ),
+    rule(
+        "messages[].content[].file",
+        RequiredWhen {
+            field: "type",
+            equals: "file",
+        },
+    ),
+    rule(
+        "messages[].content[].refusal",
+        RequiredWhen {
+            field: "type",
+            equals: "refusal",
+        },
+    ),
     rule("messages[].content[].image_url.url", Required),
     rule("messages[].content[].video_url.url", Required),
     rule(
@@ -60,7 +102,7 @@ pub const CHAT: &[Rule] = &[
     rule("stop[]", String),
     rule("frequency_penalty", Range(-2.0, 2.0)),
     rule("presence_penalty", Range(-2.0, 2.0)),
-    rule("reasoning_effort", OneOf(EFFORT_CHAT)),
+    rule("reasoning_effort", OneOf(EFFORTS)),
 ];
 
 pub const RESPONSES: &[Rule] = &[
@@ -72,7 +114,7 @@ pub const RESPONSES: &[Rule] = &[
     rule("tools", Array),
     rule("tools[].type", Required),
     rule("reasoning", Object),
-    rule("reasoning.effort", OneOf(EFFORT_RESPONSES)),
+    rule("reasoning.effort", OneOf(EFFORTS)),
 ];
 
 pub const EMBEDDINGS: &[Rule] = &[
@@ -89,22 +131,26 @@ pub const IMAGE_GENERATE: &[Rule] = &[
     rule("prompt", Required),
     rule("prompt", String),
     rule("response_format", OneOf(&["url", "b64_json"])),
-    rule("size", Size),
+    rule("size", SizeOrAuto),
     rule("seed", IntRange(-1, 2_147_483_647)),
     rule("guidance_scale", Range(1.0, 10.0)),
     rule("watermark", Bool),
     rule("n", IntRange(1, INT_MAX)),
 ];
 
+/// Both JSON forms: the document's `image` URL string, or OpenAI's
+/// `images: [{"image_url": ..} | {"file_id": ..}]` with `mask` an object.
 pub const IMAGE_EDIT: &[Rule] = &[
     rule("model", Required),
     rule("prompt", Required),
     rule("prompt", String),
-    rule("image", Required),
+    rule("image", RequiredUnless("images")),
     rule("image", String),
-    rule("mask", String),
+    rule("images", Array),
+    rule("images[]", Object),
+    rule("mask", StringOrObject),
     rule("n", IntRange(1, INT_MAX)),
-    rule("size", Size),
+    rule("size", SizeOrAuto),
 ];
 
 /// The multipart form: files count as fields here (see `Form::fields_json`).
@@ -114,7 +160,7 @@ pub const IMAGE_EDIT_UPLOAD: &[Rule] = &[
     rule("prompt", Required),
     rule("prompt", String),
     rule("n", IntRange(1, INT_MAX)),
-    rule("size", Size),
+    rule("size", SizeOrAuto),
 ];
 
 pub const VIDEO_CREATE: &[Rule] = &[

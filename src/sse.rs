@@ -88,6 +88,25 @@ impl<R: BufRead> SseParser<R> {
         self
     }
 
+    /// Reads and drops what is left, up to `limit` bytes; true when the end was
+    /// reached (so the connection under it can be reused).
+    pub fn drain(&mut self, limit: usize) -> bool {
+        let mut left = limit;
+        loop {
+            let n = match self.reader.fill_buf() {
+                Ok([]) => return true,
+                Ok(buf) => buf.len(),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => return false,
+            };
+            if n > left {
+                return false;
+            }
+            left -= n;
+            self.reader.consume(n);
+        }
+    }
+
     /// The next event, `Ok(None)` at the end of the stream.
     pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
         loop {

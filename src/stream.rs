@@ -2,11 +2,11 @@
 //! final object. An end before the terminal event is an error, never a silent
 //! success; an in-stream error object is an error.
 
-use std::collections::BTreeMap;
 use std::io::BufRead;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
+use crate::chat_assembly::ChatAssembler;
 use crate::error::Error;
 use crate::ops::StreamKind;
 use crate::sse::{SseError, SseParser};
@@ -15,7 +15,8 @@ use crate::transport_error::map_io;
 /// One event as the caller sees it. Borrowed: valid until the stream moves on.
 #[derive(Debug)]
 pub struct StreamEvent<'a> {
-    /// The SSE event name (`message` when the stream names none).
+    /// The SSE event name: `message` for chat chunks; for a Responses event
+    /// without an `event:` line, its data's `type`.
     pub event: &'a str,
     /// The event's data (a JSON text).
     pub data: &'a str,
@@ -87,6 +88,12 @@ impl<R: BufRead> StreamDriver<R> {
         }
     }
 
+    /// After the terminal event: reads the rest of the body (bounded) so the
+    /// connection goes back to the pool instead of being closed.
+    pub fn drain(&mut self, limit: usize) -> bool {
+        self.parser.drain(limit)
+    }
+
     /// The assembled final object once `Step::Done` was returned.
     pub fn take_final(&mut self) -> Option<String> {
         self.final_object.take()
@@ -105,19 +112,7 @@ impl<R: BufRead> StreamDriver<R> {
         }
         let ev = match self.parser.next_event() {
             Ok(Some(ev)) => ev,
-            Ok(None) => {
-                let terminal = match self.kind {
-                    StreamKind::Chat => "data: [DONE]",
-                    StreamKind::Responses => "response.completed",
-                };
-                return Err(Error::Stream {
-                    message: format!(
-                        "stream ended after {} event(s) without {terminal}",
-                        self.delivered
-                    ),
-                    body: None,
-                });
-            }
+            Ok(None) => return Err(self.early_end()),
             Err(SseError::LineTooLong { limit }) => {
                 return Err(Error::TooLarge(format!(
                     "a stream line is over max_line_bytes ({limit} bytes)"
@@ -131,7 +126,12 @@ impl<R: BufRead> StreamDriver<R> {
 
             Err(SseError::Io(e)) => return Err(with_context(map_io(e), self.delivered)),
         };
-        if self.kind == StreamKind::Chat && ev.data.trim() == "[DONE]" {
+        if ev.data.trim() == "[DONE]" {
+            if self.kind == StreamKind::Responses {
+                // Some servers end Responses streams with it too; before the terminal
+                // event it is an early end.
+                return Err(self.early_end());
+            }
             self.final_object = Some(std::mem::take(&mut self.chat).finish());
             self.ended = true;
             return Ok(Step::Done);
@@ -155,6 +155,7 @@ impl<R: BufRead> StreamDriver<R> {
         })?;
         self.choice = 0;
         self.text = None;
+        let mut name = ev.event;
         match self.kind {
             StreamKind::Chat => {
                 let mut texts = self.chat.absorb(&data)?.into_iter();
@@ -165,7 +166,13 @@ impl<R: BufRead> StreamDriver<R> {
                 self.pending.extend(texts);
             }
             StreamKind::Responses => {
-                let (delta, done) = responses_event(&ev.event, &data)?;
+                // Servers that send no `event:` lines name each event by its `type`.
+                if name == "message" {
+                    if let Some(kind) = data.get("type").and_then(Value::as_str) {
+                        name = kind.to_string();
+                    }
+                }
+                let (delta, done) = responses_event(&name, &data)?;
                 self.text = delta;
                 if let Some(response) = done {
                     self.final_object = Some(response.to_string());
@@ -173,10 +180,27 @@ impl<R: BufRead> StreamDriver<R> {
                 }
             }
         }
-        self.event = ev.event;
+        self.event = name;
         self.data = ev.data;
         self.delivered += 1;
         Ok(Step::Event)
+    }
+}
+
+impl<R> StreamDriver<R> {
+    /// The error of a stream that ended before its terminal event.
+    fn early_end(&self) -> Error {
+        let terminal = match self.kind {
+            StreamKind::Chat => "data: [DONE]",
+            StreamKind::Responses => "response.completed",
+        };
+        Error::Stream {
+            message: format!(
+                "stream ended after {} event(s) without {terminal}",
+                self.delivered
+            ),
+            body: None,
+        }
     }
 }
 
@@ -222,24 +246,20 @@ pub fn non_stream_answer(text: &str) -> Error {
     }
 }
 
-/// Responses events: (text delta, final response when this is the terminal event).
+/// Responses events: (text delta, final response when this is a terminal event).
+/// `response.completed` and `response.incomplete` (max_output_tokens reached) end
+/// the stream with their response; `response.failed` and `error` are errors.
 fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<Value>), Error> {
-    let kind = match name {
-        "message" => data.get("type").and_then(Value::as_str).unwrap_or(name),
-        named => named,
-    };
-    match kind {
+    match name {
         "response.output_text.delta" => Ok((
             data.get("delta").and_then(Value::as_str).map(String::from),
             None,
         )),
-        "response.completed" => {
+        "response.completed" | "response.incomplete" => {
             let response = data
                 .get("response")
                 .filter(|r| r.is_object())
-                .ok_or_else(|| {
-                    Error::Decode("response.completed carries no 'response' object".into())
-                })?;
+                .ok_or_else(|| Error::Decode(format!("{name} carries no 'response' object")))?;
             Ok((None, Some(response.clone())))
         }
         "error" | "response.failed" => {
@@ -252,7 +272,11 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
                 .unwrap_or_else(|| data.clone());
             if let Some(obj) = detail.as_object_mut() {
                 if obj.get("type").and_then(Value::as_str) == Some("error") {
-                    obj.remove("type");
+                    obj.shift_remove("type");
+                }
+                // The failed response (its id, its partial output) goes with the error.
+                if let Some(response) = data.get("response").filter(|r| r.is_object()) {
+                    obj.insert("response".into(), response.clone());
                 }
             }
             let message = detail
@@ -266,153 +290,6 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
             })
         }
         _ => Ok((None, None)),
-    }
-}
-
-/// Builds a `chat.completion` from `chat.completion.chunk`s.
-#[derive(Default)]
-struct ChatAssembler {
-    id: Option<Value>,
-    created: Option<Value>,
-    model: Option<Value>,
-    system_fingerprint: Option<Value>,
-    usage: Option<Value>,
-    choices: BTreeMap<u64, ChoiceSoFar>,
-}
-
-#[derive(Default)]
-struct ChoiceSoFar {
-    role: Option<String>,
-    content: String,
-    reasoning: String,
-    finish_reason: Value,
-    tool_calls: BTreeMap<u64, Map<String, Value>>,
-}
-
-impl ChatAssembler {
-    /// Folds a chunk in; returns the text each choice carries, in choice order.
-    fn absorb(&mut self, chunk: &Value) -> Result<Vec<(usize, String)>, Error> {
-        if let Some(err) = chunk.get("error") {
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the stream reported an error")
-                .to_string();
-            return Err(Error::Stream {
-                message,
-                body: Some(chunk.clone()),
-            });
-        }
-        let choices = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::Decode("stream chunk lacks a 'choices' array".into()))?;
-        for (slot, key) in [
-            (&mut self.id, "id"),
-            (&mut self.created, "created"),
-            (&mut self.model, "model"),
-            (&mut self.system_fingerprint, "system_fingerprint"),
-        ] {
-            if slot.is_none() {
-                *slot = chunk.get(key).filter(|v| !v.is_null()).cloned();
-            }
-        }
-        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
-            self.usage = Some(u.clone());
-        }
-        let mut texts: Vec<(usize, String)> = Vec::new();
-        for choice in choices {
-            let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let acc = self.choices.entry(index).or_default();
-            if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
-                acc.finish_reason = reason.clone();
-            }
-            let Some(delta) = choice.get("delta") else {
-                continue;
-            };
-            if let Some(role) = delta.get("role").and_then(Value::as_str) {
-                acc.role = Some(role.to_string());
-            }
-            if let Some(piece) = delta.get("content").and_then(Value::as_str) {
-                acc.content.push_str(piece);
-                if !piece.is_empty() {
-                    match texts.iter_mut().find(|(i, _)| *i == index as usize) {
-                        Some((_, t)) => t.push_str(piece),
-                        None => texts.push((index as usize, piece.to_string())),
-                    }
-                }
-            }
-            if let Some(piece) = delta.get("reasoning_content").and_then(Value::as_str) {
-                acc.reasoning.push_str(piece);
-            }
-            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-                merge_tool_calls(&mut acc.tool_calls, calls);
-            }
-        }
-        texts.sort_by_key(|(i, _)| *i);
-        Ok(texts)
-    }
-
-    fn finish(self) -> String {
-        let choices: Vec<Value> = self
-            .choices
-            .into_iter()
-            .map(|(index, c)| {
-                let mut message = Map::new();
-                message.insert(
-                    "role".into(),
-                    c.role.unwrap_or_else(|| "assistant".into()).into(),
-                );
-                message.insert("content".into(), c.content.into());
-                if !c.reasoning.is_empty() {
-                    message.insert("reasoning_content".into(), c.reasoning.into());
-                }
-                if !c.tool_calls.is_empty() {
-                    let calls: Vec<Value> = c.tool_calls.into_values().map(Value::Object).collect();
-                    message.insert("tool_calls".into(), calls.into());
-                }
-                json!({"index": index, "message": message, "finish_reason": c.finish_reason})
-            })
-            .collect();
-        let mut out = Map::new();
-        out.insert("id".into(), self.id.unwrap_or(Value::Null));
-        out.insert("object".into(), "chat.completion".into());
-        out.insert("created".into(), self.created.unwrap_or(Value::Null));
-        out.insert("model".into(), self.model.unwrap_or(Value::Null));
-        if let Some(fp) = self.system_fingerprint {
-            out.insert("system_fingerprint".into(), fp);
-        }
-        out.insert("choices".into(), choices.into());
-        if let Some(u) = self.usage {
-            out.insert("usage".into(), u);
-        }
-        Value::Object(out).to_string()
-    }
-}
-
-/// Tool-call deltas arrive in pieces keyed by `index`: id and name once,
-/// `function.arguments` as string fragments to concatenate.
-fn merge_tool_calls(calls: &mut BTreeMap<u64, Map<String, Value>>, deltas: &[Value]) {
-    for d in deltas {
-        let index = d.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let call = calls.entry(index).or_default();
-        for key in ["id", "type"] {
-            if let Some(v) = d.get(key).filter(|v| !v.is_null()) {
-                call.insert(key.into(), v.clone());
-            }
-        }
-        if let Some(f) = d.get("function") {
-            let func = call
-                .entry("function")
-                .or_insert_with(|| json!({"name": "", "arguments": ""}));
-            for key in ["name", "arguments"] {
-                if let Some(piece) = f.get(key).and_then(Value::as_str) {
-                    let slot = &mut func[key];
-                    let joined = format!("{}{piece}", slot.as_str().unwrap_or(""));
-                    *slot = joined.into();
-                }
-            }
-        }
     }
 }
 
@@ -520,6 +397,35 @@ mod tests {
         let v: Value = serde_json::from_str(&result.unwrap()).unwrap();
         assert_eq!(v["id"], "r1");
         assert_eq!(deltas, [Some("Hi".into()), None]);
+    }
+
+    #[test]
+    fn responses_events_without_names_are_named_by_type_and_incomplete_ends_them() {
+        let text = concat!(
+            "data: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\n",
+            "data: {\"type\":\"response.incomplete\",\"response\":{\"id\":\"r1\",\"status\":\"incomplete\"}}\n\n",
+            "data: [DONE]\n\n"
+        );
+        let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
+        let mut names = Vec::new();
+        let result = drive(StreamKind::Responses, parser, &mut |ev| {
+            names.push(ev.event.to_string());
+            true
+        });
+        let v: Value = serde_json::from_str(&result.unwrap()).unwrap();
+        assert_eq!(v["status"], "incomplete");
+        assert_eq!(names, ["response.output_text.delta", "response.incomplete"]);
+    }
+
+    #[test]
+    fn responses_done_before_the_terminal_event_is_an_early_end() {
+        let text = "data: {\"type\":\"response.created\"}\n\ndata: [DONE]\n\n";
+        match run(StreamKind::Responses, text).0 {
+            Err(Error::Stream { message, .. }) => {
+                assert!(message.contains("without response.completed"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -19,12 +19,16 @@ pub enum Check {
         field: &'static str,
         equals: &'static str,
     },
+    /// Required unless this sibling field is given (image edit: `image` or `images`).
+    RequiredUnless(&'static str),
     String,
     Bool,
     Array,
     Object,
     /// A string or an array (chat `content`, Responses `input`).
     StringOrArray,
+    /// A string or an object (an image edit's `mask`: a URL, or OpenAI's `{"image_url"}`).
+    StringOrObject,
     /// A number in `min..=max`.
     Range(f64, f64),
     /// An integer in `min..=max`.
@@ -34,6 +38,8 @@ pub enum Check {
     OneOf(&'static [&'static str]),
     /// `<width>x<height>`, both positive integers.
     Size,
+    /// `Size`, or OpenAI's `auto` (images).
+    SizeOrAuto,
     /// A `data:` URI is mp4/mov and at most this many decoded bytes; URLs pass.
     VideoDataUri {
         max_bytes: usize,
@@ -150,11 +156,14 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
             {
                 Err(format!("is required when {field} is {equals}"))
             }
+            Check::RequiredUnless(other) if holder.get(other).is_none_or(Value::is_null) => {
+                Err(format!("is required unless {other} is given"))
+            }
             _ => Ok(()),
         };
     };
     match check {
-        Check::Required | Check::RequiredWhen { .. } => Ok(()),
+        Check::Required | Check::RequiredWhen { .. } | Check::RequiredUnless(_) => Ok(()),
         Check::String => expect(v.is_string(), "must be a string"),
         Check::Bool => expect(v.is_boolean(), "must be a boolean"),
         Check::Array => expect(v.is_array(), "must be an array"),
@@ -162,6 +171,10 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
         Check::StringOrArray => expect(
             v.is_string() || v.is_array(),
             "must be a string or an array",
+        ),
+        Check::StringOrObject => expect(
+            v.is_string() || v.is_object(),
+            "must be a string or an object",
         ),
         Check::Range(min, max) => match v.as_f64() {
             Some(n) if (min..=max).contains(&n) => Ok(()),
@@ -192,6 +205,12 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
             Some(_) => Ok(()),
             None => Err(format!(
                 "must be <width>x<height>, e.g. 1024x1024 (got {v})"
+            )),
+        },
+        Check::SizeOrAuto => match v.as_str() {
+            Some(s) if s == "auto" || parse_size(s).is_some() => Ok(()),
+            _ => Err(format!(
+                "must be <width>x<height> or auto, e.g. 1024x1024 (got {v})"
             )),
         },
         Check::VideoDataUri { max_bytes } => check_video_uri(v, max_bytes),

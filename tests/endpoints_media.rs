@@ -493,9 +493,10 @@ fn generate_content_function_calling_round_trip() {
     assert_eq!(req.json.as_ref(), Some(&second_body));
     let part = only_part(&second);
     assert!(part.get("functionCall").is_none());
+    // The caller's key order reached the gateway (and the mock's echo) untouched.
     assert_eq!(
         part["text"],
-        "Function get_weather returned: {\"sky\":\"clear\",\"temperature_c\":21}"
+        "Function get_weather returned: {\"temperature_c\":21,\"sky\":\"clear\"}"
     );
     assert_eq!(gw.mock.request_count(), 2);
 }

@@ -232,3 +232,30 @@ fn a_poll_after_hint_wins_over_the_interval() {
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");
     assert_eq!(mock.request_count(), 4, "create + 3 polls");
 }
+
+#[test]
+fn a_gzip_answer_is_decoded() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "gzip"}));
+    let c = client(&mock);
+    let answer = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    assert!(answer.contains("zipped"), "{answer}");
+    assert_eq!(
+        mock.requests()[0].header("accept-encoding"),
+        Some("gzip"),
+        "gw asks for what it can decode"
+    );
+}
+
+#[test]
+fn a_zip_bomb_is_too_large_not_out_of_memory() {
+    let mock = MockGateway::start();
+    // ~64 MiB of padding compresses to well under 1 MiB; the cap counts decoded bytes.
+    mock.push_fault(json!({"action": "gzip", "pad_bytes": 64 << 20}));
+    let c = client_with(
+        &mock,
+        json!({"max_response_bytes": 1 << 20, "max_retries": 0}),
+    );
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
+}

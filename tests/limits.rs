@@ -97,10 +97,10 @@ fn cases() -> Vec<Case> {
     add(chat, with(&base, json!({"messages": null})), "messages: is required");
     add(chat, with(&base, json!({"messages": []})), "messages: must have at least 1 item(s) (got 0)");
     add(chat, with(&base, json!({"messages": [{"role": "user", "content": "a"}, {"content": "b"}]})), "messages[1].role: is required");
-    add(chat, with(&base, json!({"messages": [{"role": "robot", "content": "b"}]})), "messages[0].role: must be one of system, user, assistant, tool (got \"robot\")");
+    add(chat, with(&base, json!({"messages": [{"role": "robot", "content": "b"}]})), "messages[0].role: must be one of system, user, assistant, tool, developer, function (got \"robot\")");
     add(chat, with(&base, json!({"messages": [{"role": "user", "content": 5}]})), "messages[0].content: must be a string or an array");
     add(chat, chat_part(json!({"text": "no type"})), "messages[1].content[1].type: is required");
-    add(chat, chat_part(json!({"type": "audio_url", "audio_url": {"url": "u"}})), "messages[1].content[1].type: must be one of text, image_url, video_url (got \"audio_url\")");
+    add(chat, chat_part(json!({"type": "audio_url", "audio_url": {"url": "u"}})), "messages[1].content[1].type: must be one of text, image_url, video_url, input_audio, file, refusal (got \"audio_url\")");
     add(chat, chat_part(json!({"type": "image_url", "image_url": {}})), "messages[1].content[1].image_url.url: is required");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"fps": 1}})), "messages[1].content[1].video_url.url: is required");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "data:video/webm;base64,GkXfow=="}})), "messages[1].content[1].video_url.url: data URI must be video/mp4 or video/quicktime (mov) (got 'video/webm')");
@@ -110,6 +110,9 @@ fn cases() -> Vec<Case> {
     add(chat, chat_part(json!({"type": "image_url"})), "messages[1].content[1].image_url: is required when type is image_url");
     add(chat, chat_part(json!({"type": "video_url"})), "messages[1].content[1].video_url: is required when type is video_url");
     add(chat, chat_part(json!({"type": "text"})), "messages[1].content[1].text: is required when type is text");
+    add(chat, chat_part(json!({"type": "input_audio"})), "messages[1].content[1].input_audio: is required when type is input_audio");
+    add(chat, chat_part(json!({"type": "file"})), "messages[1].content[1].file: is required when type is file");
+    add(chat, chat_part(json!({"type": "refusal"})), "messages[1].content[1].refusal: is required when type is refusal");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "https://v.example/a.mp4", "fps": 0.1}})), "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 0.1)");
     add(chat, chat_part(json!({"type": "video_url", "video_url": {"url": "https://v.example/a.mp4", "fps": 5.5}})), "messages[1].content[1].video_url.fps: must be between 0.2 and 5 (got 5.5)");
     add(chat, with(&base, json!({"max_tokens": 0})), "max_tokens: must be >= 1 (got 0)");
@@ -121,7 +124,7 @@ fn cases() -> Vec<Case> {
     add(chat, with(&base, json!({"stop": ["a", 5]})), "stop[1]: must be a string");
     add(chat, with(&base, json!({"frequency_penalty": -2.5})), "frequency_penalty: must be between -2 and 2 (got -2.5)");
     add(chat, with(&base, json!({"presence_penalty": 2.5})), "presence_penalty: must be between -2 and 2 (got 2.5)");
-    add(chat, with(&base, json!({"reasoning_effort": "minimal"})), "reasoning_effort: must be one of low, medium, high (got \"minimal\")");
+    add(chat, with(&base, json!({"reasoning_effort": "max"})), "reasoning_effort: must be one of none, minimal, low, medium, high, xhigh (got \"max\")");
 
     // POST /v1/responses
     let responses = Via::Json(&ops::RESPONSES, &[]);
@@ -134,7 +137,7 @@ fn cases() -> Vec<Case> {
     add(responses, with(&base, json!({"tools": {"type": "web_search_preview"}})), "tools: must be an array");
     add(responses, with(&base, json!({"tools": [{"type": "web_search_preview"}, {}]})), "tools[1].type: is required");
     add(responses, with(&base, json!({"reasoning": "high"})), "reasoning: must be an object");
-    add(responses, with(&base, json!({"reasoning": {"effort": "max"}})), "reasoning.effort: must be one of minimal, low, medium, high (got \"max\")");
+    add(responses, with(&base, json!({"reasoning": {"effort": "max"}})), "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh (got \"max\")");
 
     // POST /v1/embeddings
     let embeddings = Via::Json(&ops::EMBEDDINGS, &[]);
@@ -155,7 +158,7 @@ fn cases() -> Vec<Case> {
     add(generate, with(&base, json!({"prompt": null})), "prompt: is required");
     add(generate, with(&base, json!({"prompt": 5})), "prompt: must be a string");
     add(generate, with(&base, json!({"response_format": "png"})), "response_format: must be one of url, b64_json (got \"png\")");
-    add(generate, with(&base, json!({"size": "1024*1024"})), "size: must be <width>x<height>, e.g. 1024x1024 (got \"1024*1024\")");
+    add(generate, with(&base, json!({"size": "1024*1024"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"1024*1024\")");
     add(generate, with(&base, json!({"seed": -2})), "seed: must be between -1 and 2147483647 (got -2)");
     add(generate, with(&base, json!({"seed": 2_147_483_648_i64})), "seed: must be between -1 and 2147483647 (got 2147483648)");
     add(generate, with(&base, json!({"seed": 1.5})), "seed: must be an integer between -1 and 2147483647");
@@ -170,11 +173,13 @@ fn cases() -> Vec<Case> {
     add(edit, with(&base, json!({"model": null})), "model: is required");
     add(edit, with(&base, json!({"prompt": null})), "prompt: is required");
     add(edit, with(&base, json!({"prompt": 5})), "prompt: must be a string");
-    add(edit, with(&base, json!({"image": null})), "image: is required");
+    add(edit, with(&base, json!({"image": null})), "image: is required unless images is given");
     add(edit, with(&base, json!({"image": {"url": "u"}})), "image: must be a string");
-    add(edit, with(&base, json!({"mask": 5})), "mask: must be a string");
+    add(edit, with(&base, json!({"image": null, "images": {"image_url": "u"}})), "images: must be an array");
+    add(edit, with(&base, json!({"image": null, "images": ["u"]})), "images[0]: must be an object");
+    add(edit, with(&base, json!({"mask": 5})), "mask: must be a string or an object");
     add(edit, with(&base, json!({"n": 0})), "n: must be >= 1 (got 0)");
-    add(edit, with(&base, json!({"size": "big"})), "size: must be <width>x<height>, e.g. 1024x1024 (got \"big\")");
+    add(edit, with(&base, json!({"size": "big"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"big\")");
 
     // POST /v1/images/edits, multipart form
     let base = json!({"model": "m", "prompt": "p"});
@@ -183,7 +188,7 @@ fn cases() -> Vec<Case> {
     add(Via::Form, with(&base, json!({"prompt": null})), "prompt: is required");
     add(Via::Form, with(&base, json!({"prompt": 5})), "prompt: must be a string");
     add(Via::Form, with(&base, json!({"n": 0})), "n: must be >= 1 (got 0)");
-    add(Via::Form, with(&base, json!({"size": "0x10"})), "size: must be <width>x<height>, e.g. 1024x1024 (got \"0x10\")");
+    add(Via::Form, with(&base, json!({"size": "0x10"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"0x10\")");
 
     // Video: unified, character, remix
     let create = Via::Json(&ops::VIDEO_CREATE, &[]);
@@ -338,6 +343,9 @@ fn rule_words(check: Check) -> String {
         Check::MaxItems(n) => format!("must have at most {n} items"),
         Check::OneOf(allowed) => format!("must be one of {}", allowed.join(", ")),
         Check::Size => "must be <width>x<height>".into(),
+        Check::SizeOrAuto => "must be <width>x<height> or auto".into(),
+        Check::RequiredUnless(other) => format!("is required unless {other} is given"),
+        Check::StringOrObject => "must be a string or an object".into(),
         Check::VideoDataUri { max_bytes } => {
             format!("must be at most {} MB", max_bytes / (1024 * 1024))
         }
@@ -528,6 +536,68 @@ fn edge_values_inside_the_limits_are_accepted() {
         let requests = gw.mock.requests();
         assert_eq!(requests.len(), i + 1);
         assert_eq!(requests[i].json.as_ref(), Some(body), "sent as given");
+    }
+}
+
+/// Values OpenAI's API defines, which real gateways accept, are sent although the API
+/// document lists fewer: a value outside the document's list is refused only when OpenAI
+/// does not define it either (issue 9).
+#[test]
+fn values_openai_defines_are_sent() {
+    let gw = Gateway::start();
+    let chat = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+    let c = Via::Json(&ops::CHAT, &[]);
+    let mut accepted: Vec<(Via, Value)> = vec![
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "developer", "content": "be brief"}, {"role": "user", "content": "hi"}]}),
+        ),
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "function", "name": "f", "content": "{}"}]}),
+        ),
+        (
+            c,
+            chat_part(
+                json!({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}),
+            ),
+        ),
+        (
+            c,
+            chat_part(json!({"type": "file", "file": {"file_id": "file-1"}})),
+        ),
+        (
+            c,
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}]}),
+        ),
+    ];
+    for effort in ["none", "minimal", "xhigh"] {
+        accepted.push((c, with(&chat, json!({"reasoning_effort": effort}))));
+        accepted.push((
+            Via::Json(&ops::RESPONSES, &[]),
+            json!({"model": "m", "input": "hi", "reasoning": {"effort": effort}}),
+        ));
+    }
+    accepted.push((
+        Via::Json(&ops::IMAGE_GENERATE, &[]),
+        json!({"model": "m", "prompt": "p", "size": "auto"}),
+    ));
+    let edit = Via::Json(&ops::IMAGE_EDIT, &[]);
+    accepted.push((
+        edit,
+        json!({"model": "m", "prompt": "p", "image": "https://i.example/a.png", "size": "auto"}),
+    ));
+    // OpenAI's JSON edit form: images as objects, the mask an object too.
+    accepted.push((edit, json!({"model": "m", "prompt": "p", "images": [{"image_url": "https://i.example/a.png"}, {"file_id": "file-2"}], "mask": {"image_url": "https://i.example/m.png"}})));
+    accepted.push((
+        Via::Form,
+        json!({"model": "m", "prompt": "p", "size": "auto"}),
+    ));
+
+    for (i, (via, body)) in accepted.iter().enumerate() {
+        let answer = via.send(&gw.client, body);
+        assert!(answer.is_ok(), "{} {body}: {answer:?}", via.op().name);
+        assert_eq!(gw.mock.request_count(), i + 1, "{body} was sent");
     }
 }
 

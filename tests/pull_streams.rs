@@ -120,3 +120,19 @@ fn a_stream_outlives_the_client_it_was_opened_on() {
     while s.next_event().unwrap().is_some() {}
     assert!(s.finish().unwrap().contains("still here"));
 }
+
+#[test]
+fn sequential_streams_reuse_one_connection() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    for i in 0..21 {
+        let answer = c
+            .stream(&ops::CHAT, &chat(&format!("call {i}")), &mut |_| true)
+            .unwrap();
+        assert!(answer.contains(&format!("call {i}")));
+    }
+    let responses = json!({"model": "m", "input": "hi"});
+    c.stream(&ops::RESPONSES, &responses, &mut |_| true)
+        .unwrap();
+    assert_eq!(mock.connection_count(), 1, "22 streams, one connection");
+}

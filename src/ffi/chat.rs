@@ -18,7 +18,9 @@ use super::op::json_op;
 #[repr(C)]
 pub struct gw_event {
     /// The SSE event name: "message" for chat chunks, e.g.
-    /// "response.output_text.delta" for the Responses format. Never NULL.
+    /// "response.output_text.delta" for the Responses format (a Responses
+    /// event sent without an `event:` line is named by its data's `type`).
+    /// Never NULL.
     pub event: *const c_char,
     /// The event's data, a JSON text. Never NULL.
     pub data: *const c_char,
@@ -105,9 +107,11 @@ pub unsafe extern "C" fn gw_responses(
 
 /// POST /v1/responses with `"stream": true`. Events carry their `event:` name;
 /// `text_delta` is set for `response.output_text.delta`. On success `*out` is
-/// the `response` object of `response.completed`; `error` and
-/// `response.failed` events, or an end before `response.completed`, are
-/// `GW_STREAM`. Callback rules as `gw_chat_stream`.
+/// the `response` object of `response.completed`, or of `response.incomplete`
+/// (`status` "incomplete", e.g. max_output_tokens reached); `error` and
+/// `response.failed` events (the error JSON then holds the failed `response`),
+/// or an end before a terminal event, are `GW_STREAM`. Callback rules as
+/// `gw_chat_stream`.
 #[no_mangle]
 pub unsafe extern "C" fn gw_responses_stream(
     client: *const gw_client,

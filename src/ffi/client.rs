@@ -81,7 +81,8 @@ pub unsafe extern "C" fn gw_client_new(
 ///   "retry_max_delay_ms": 8000, "retry_after_cap_ms": 60000, "proxy": null,
 ///   "headers": {}, "validate": true, "allow_insecure_http": false,
 ///   "max_response_bytes": 67108864, "max_line_bytes": 4194304, "user_agent": null,
-///   "max_idle_connections": 16}`
+///   "max_idle_connections": 16, "first_byte_timeout_ms": 600000,
+///   "max_event_bytes": 8388608, "idempotency_keys": true}`
 ///
 /// A timeout of 0 means none. Unknown keys are an error (a typo is not
 /// ignored). Returns NULL on bad options; `gw_last_error()` says which.
@@ -127,8 +128,8 @@ pub unsafe extern "C" fn gw_client_create(
 /// A new handle that shares `base`'s connection pool and settings, with
 /// per-call overrides in `options_json` (NULL or "" for none):
 ///
-/// `{"total_timeout_ms", "read_timeout_ms", "connect_timeout_ms",
-///   "max_retries", "headers": {...} (merged over the base's),
+/// `{"total_timeout_ms", "first_byte_timeout_ms", "read_timeout_ms",
+///   "connect_timeout_ms", "max_retries", "headers": {...} (merged over the base's),
 ///   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
 ///
 /// Unknown keys are refused. The new handle has its own cancel state

@@ -122,7 +122,8 @@ pub unsafe extern "C" fn gw_chat_stream_open(
 }
 
 /// POST /v1/responses with `"stream": true`, pulled; as `gw_chat_stream_open`.
-/// `gw_stream_finish` gives the `response` of `response.completed`.
+/// `gw_stream_finish` gives the `response` of `response.completed` (or of
+/// `response.incomplete`).
 #[no_mangle]
 pub unsafe extern "C" fn gw_responses_stream_open(
     client: *const gw_client,
@@ -158,7 +159,7 @@ unsafe fn open(
 /// Returns `GW_OK` with `*event` pointing at the event (owned by the stream,
 /// valid until the next call on it); `GW_DONE` after the terminal event (chat:
 /// `data: [DONE]`, not itself an event; Responses: after `response.completed`
-/// was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
+/// or `response.incomplete` was handed out); or a failure status (`GW_STREAM`, `GW_NETWORK`,
 /// `GW_TIMEOUT`, `GW_CANCELLED`, `GW_TOO_LARGE`, `GW_DECODE`, ...) whose error
 /// JSON `gw_stream_finish` gives. After `GW_DONE` or a failure every further
 /// call returns the same status. `*event` is NULL unless `GW_OK`.

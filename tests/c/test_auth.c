@@ -72,7 +72,7 @@ static void generate_content_puts_the_key_in_the_query(void)
 static void generate_content_errors_hide_the_key(void)
 {
     /* A 500 answer (not retried here): the URL carried the key, the error must not. */
-    gw_client *c = client_with_key(WRONG_KEY, "\"max_retries\": 0, \"read_timeout_ms\": 300");
+    gw_client *c = client_with_key(WRONG_KEY, "\"max_retries\": 0, \"first_byte_timeout_ms\": 300");
     mock_reset();
     mock_fault("{\"match\": \"/v1beta/\", \"action\": \"status\", \"status\": 500}");
     char *out = NULL;
@@ -84,7 +84,7 @@ static void generate_content_errors_hide_the_key(void)
     CHECK_STR_LACKS(gw_last_error(), "wrong%2Fsecret");
     gw_free(out);
 
-    /* A transport failure (read timeout) says nothing of the key either. */
+    /* A transport failure (no answer in time) says nothing of the key either. */
     mock_fault("{\"match\": \"/v1beta/\", \"action\": \"delay\", \"ms\": 2000}");
     out = NULL;
     CHECK_STATUS(gw_generate_content(c, "native-model", NATIVE_HI, &out), GW_TIMEOUT);

@@ -88,6 +88,50 @@ static void request_reaches_any_documented_path(void)
     gw_client_free(c);
 }
 
+/* Error bodies that are not OpenAI-shaped still give the contract's four fields (issue 9). */
+static void error_bodies_of_real_servers_fill_the_contract(void)
+{
+    gw_client *c = test_client("\"max_retries\": 0");
+    mock_reset();
+    mock_fault("{\"action\": \"error_body\", \"shape\": \"google\", \"status\": 400}");
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), 400);
+    CHECK_STR_CONTAINS(out, "\"status\":400");
+    CHECK_STR_CONTAINS(out, "\"type\":\"http_error\"");
+    CHECK_STR_CONTAINS(out, "\"code\":\"http_400\"");
+    CHECK_STR_CONTAINS(out, "\"server_status\":\"INVALID_ARGUMENT\"");
+    gw_free(out);
+
+    mock_fault("{\"action\": \"error_body\", \"shape\": \"sse\", \"status\": 500}");
+    out = NULL;
+    CHECK_STATUS(gw_chat(c, CHAT_HI, &out), 500);
+    CHECK_STR_CONTAINS(out, "\"message\":\"Upstream failed with 500\"");
+    CHECK_STR_CONTAINS(out, "\"code\":\"upstream_error\"");
+    CHECK_STR_LACKS(gw_last_error(), "data:");
+    gw_free(out);
+    gw_client_free(c);
+}
+
+/* The request JSON reaches the gateway as written: key order and exact numbers. */
+static void request_json_reaches_the_gateway_as_written(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(c,
+                         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                         "\"zeta\":1,\"alpha\":2,\"big\":123456789012345678901234567890,\"price\":1.10}",
+                         &out),
+                 GW_OK);
+    gw_free(out);
+    char *requests = mock_requests();
+    /* The recorded body is a JSON string, so its quotes come escaped. */
+    CHECK_STR_CONTAINS(requests, "\\\"zeta\\\":1,\\\"alpha\\\":2,\\\"big\\\":123456789012345678901234567890,"
+                                 "\\\"price\\\":1.10}");
+    gw_free(requests);
+    gw_client_free(c);
+}
+
 void run_errors_tests(void)
 {
     RUN(garbage_answer_is_gw_decode);
@@ -95,4 +139,6 @@ void run_errors_tests(void)
     RUN(huge_body_is_gw_too_large);
     RUN(unknown_path_is_404);
     RUN(request_reaches_any_documented_path);
+    RUN(error_bodies_of_real_servers_fill_the_contract);
+    RUN(request_json_reaches_the_gateway_as_written);
 }

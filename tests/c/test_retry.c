@@ -118,9 +118,9 @@ static void non_json_error_body_is_wrapped(void)
     gw_client_free(c);
 }
 
-static void slow_answer_is_a_read_timeout(void)
+static void slow_answer_is_a_first_byte_timeout(void)
 {
-    gw_client *c = test_client("\"max_retries\": 0, \"read_timeout_ms\": 300");
+    gw_client *c = test_client("\"max_retries\": 0, \"first_byte_timeout_ms\": 300");
     mock_reset();
     mock_fault("{\"action\": \"delay\", \"ms\": 3000}");
     char *out = NULL;
@@ -130,7 +130,7 @@ static void slow_answer_is_a_read_timeout(void)
     CHECK_STR_CONTAINS(out, "\"type\":\"timeout_error\"");
     CHECK_STR_CONTAINS(out, "\"code\":\"timeout\"");
     CHECK_STR_CONTAINS(out, "\"status\":-3");
-    CHECK_STR_CONTAINS(out, "read_timeout_ms");
+    CHECK_STR_CONTAINS(out, "first_byte_timeout_ms");
     gw_free(out);
     CHECK_STILL_WORKS(c);
     gw_client_free(c);
@@ -179,7 +179,7 @@ void run_retry_tests(void)
     RUN(status_400_is_not_retried);
     RUN(x_should_retry_true_retries_a_400);
     RUN(non_json_error_body_is_wrapped);
-    RUN(slow_answer_is_a_read_timeout);
+    RUN(slow_answer_is_a_first_byte_timeout);
     RUN(total_timeout_bounds_the_whole_call);
     RUN(refused_connection_is_a_network_error);
 }

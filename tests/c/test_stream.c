@@ -214,6 +214,87 @@ static void responses_stream_gives_deltas_and_the_response(void)
     gw_client_free(c);
 }
 
+/* n = 2 (issue 9): one event per choice with text; printing choice 0 gives one answer. */
+struct by_choice {
+    char text[2][256];
+    int other_choice;
+};
+
+static int collect_by_choice(const gw_event *ev, void *user_data)
+{
+    struct by_choice *b = user_data;
+    if (ev->text_delta == NULL) return 0;
+    if (ev->choice_index > 1) {
+        b->other_choice = 1;
+        return 0;
+    }
+    char *text = b->text[ev->choice_index];
+    strncat(text, ev->text_delta, sizeof b->text[0] - strlen(text) - 1);
+    return 0;
+}
+
+static void n2_events_carry_their_choice_index(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    mock_fault("{\"action\": \"stream_shape\", \"shape\": \"n2\"}");
+    struct by_choice b = {0};
+    char *out = NULL;
+    CHECK_STATUS(gw_chat_stream(c, "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"one two\"}]}",
+                                collect_by_choice, &b, &out),
+                 GW_OK);
+    CHECK(strcmp(b.text[0], "Echo: one two") == 0);
+    CHECK(strcmp(b.text[1], "ECHO: ONE TWO") == 0);
+    CHECK_EQ_INT(b.other_choice, 0);
+    CHECK_STR_CONTAINS(out, "\"content\":\"ECHO: ONE TWO\"");
+    gw_free(out);
+    gw_client_free(c);
+}
+
+/* Counts events named response.output_text.delta and keeps their text. */
+static int collect_named_deltas(const gw_event *ev, void *user_data)
+{
+    struct seen *s = user_data;
+    s->events++;
+    if (strcmp(ev->event, "response.output_text.delta") == 0 && ev->text_delta != NULL) {
+        strncat(s->text, ev->text_delta, sizeof s->text - strlen(s->text) - 1);
+        s->deltas++;
+    }
+    return 0;
+}
+
+static void responses_shapes_of_real_servers(void)
+{
+    static const char *REQ = "{\"model\": \"m\", \"input\": \"one two\"}";
+    gw_client *c = test_client(NULL);
+
+    /* Bare data: lines, no event: line: the event is named by the data's type. */
+    mock_reset();
+    mock_fault("{\"action\": \"stream_shape\", \"shape\": \"responses_no_event_lines\"}");
+    struct seen s = {0};
+    char *out = NULL;
+    CHECK_STATUS(gw_responses_stream(c, REQ, collect_named_deltas, &s, &out), GW_OK);
+    CHECK_EQ_INT(s.deltas, 3);
+    CHECK(strcmp(s.text, "Echo: one two") == 0);
+    gw_free(out);
+
+    /* response.incomplete ends the stream: GW_OK with the partial response. */
+    mock_fault("{\"action\": \"stream_shape\", \"shape\": \"responses_incomplete\"}");
+    out = NULL;
+    CHECK_STATUS(gw_responses_stream(c, REQ, NULL, NULL, &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "\"status\":\"incomplete\"");
+    CHECK_STR_CONTAINS(out, "\"max_output_tokens\"");
+    gw_free(out);
+
+    /* A usage chunk without choices after the last delta is no decode error. */
+    mock_fault("{\"action\": \"stream_shape\", \"shape\": \"usage_chunk\"}");
+    out = NULL;
+    CHECK_STATUS(gw_chat_stream(c, CHAT, NULL, NULL, &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "\"total_tokens\"");
+    gw_free(out);
+    gw_client_free(c);
+}
+
 void run_stream_tests(void)
 {
     RUN(tokens_arrive_in_order_and_assemble);
@@ -226,4 +307,6 @@ void run_stream_tests(void)
     RUN(status_503_before_the_stream_is_retried);
     RUN(slow_drip_hits_the_read_timeout);
     RUN(responses_stream_gives_deltas_and_the_response);
+    RUN(n2_events_carry_their_choice_index);
+    RUN(responses_shapes_of_real_servers);
 }

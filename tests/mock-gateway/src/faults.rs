@@ -7,6 +7,8 @@ use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 
+use crate::shapes::Shape;
+
 /// One queued fault.
 #[derive(Clone, Debug)]
 pub struct Fault {
@@ -39,6 +41,11 @@ pub enum Action {
         status: StatusCode,
         location: String,
     },
+    /// An error status whose body is shaped as some real servers send it (see `error_body`).
+    ErrorBody {
+        status: StatusCode,
+        shape: ErrorShape,
+    },
     // Stream faults: only streaming chat / Responses requests match them.
     Reset {
         after: usize,
@@ -55,6 +62,11 @@ pub enum Action {
     Drip {
         interval_ms: u64,
     },
+    /// A gzip-compressed answer: `body`, then `pad_bytes` zeros (a zip bomb when large).
+    Gzip {
+        body: String,
+        pad_bytes: usize,
+    },
     /// Bytes written as they are on a fresh connection (see raw.rs), then `end`.
     Raw {
         bytes: String,
@@ -64,6 +76,23 @@ pub enum Action {
         after: usize,
         bytes: usize,
     },
+    /// The stream is played in another shape (`shapes.rs`).
+    StreamShape {
+        shape: Shape,
+    },
+}
+
+/// Error bodies that are not the OpenAI `{"error":{message,type,code}}` object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorShape {
+    /// The error object as an event stream: `data: {"error":{...}}` then `data: [DONE]`.
+    Sse,
+    /// generateContent's `{"error":{"code":400,"message":..,"status":"INVALID_ARGUMENT"}}`.
+    Google,
+    /// A proxy's HTML page.
+    Html,
+    /// Plain text.
+    Plain,
 }
 
 /// How a raw answer ends.
@@ -91,6 +120,7 @@ impl Action {
                 | Action::GarbageEvent { .. }
                 | Action::Drip { .. }
                 | Action::HugeLine { .. }
+                | Action::StreamShape { .. }
         )
     }
 }
@@ -102,8 +132,13 @@ impl Fault {
             .matches
             .as_deref()
             .map_or(true, |m| path.starts_with(m));
+        // A shape waits for a stream of its own endpoint.
+        let endpoint_ok = match &self.action {
+            Action::StreamShape { shape } => path == shape.path(),
+            _ => true,
+        };
         // Raw faults are played by raw.rs before hyper sees the request.
-        path_ok && !self.action.is_raw() && (is_stream || !self.action.is_stream())
+        path_ok && endpoint_ok && !self.action.is_raw() && (is_stream || !self.action.is_stream())
     }
 }
 
@@ -194,6 +229,14 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
                 }
             },
         },
+        "gzip" => Action::Gzip {
+            body: obj
+                .get("body")
+                .and_then(Value::as_str)
+                .unwrap_or("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"zipped\"},\"finish_reason\":\"stop\"}]}")
+                .to_string(),
+            pad_bytes: uint("pad_bytes", 0)? as usize,
+        },
         "garbage" => Action::Garbage,
         "wrong_shape" => Action::WrongShape,
         "huge_body" => Action::HugeBody {
@@ -219,6 +262,24 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
             after: after()?,
             bytes: uint("bytes", 1 << 20)? as usize,
         },
+        "stream_shape" => Action::StreamShape {
+            shape: Shape::parse(
+                obj.get("shape")
+                    .and_then(Value::as_str)
+                    .ok_or("shape: is required")?,
+            )?,
+        },
+        "error_body" => Action::ErrorBody {
+            status: StatusCode::from_u16(uint("status", 500)? as u16)
+                .map_err(|_| "status: must be an HTTP status code")?,
+            shape: match obj.get("shape").and_then(Value::as_str) {
+                Some("sse") => ErrorShape::Sse,
+                Some("google") => ErrorShape::Google,
+                Some("html") => ErrorShape::Html,
+                Some("plain") => ErrorShape::Plain,
+                _ => return Err("shape: must be one of sse, google, html, plain".into()),
+            },
+        },
         other => return Err(format!("action: unknown action {other:?}")),
     };
     Ok(Fault {
@@ -231,6 +292,9 @@ fn parse_one(v: &Value) -> Result<Fault, String> {
 
 /// The answer for a non-stream fault (never called for Delay or stream actions).
 pub fn respond(action: &Action) -> Response {
+    if let Action::Gzip { body, pad_bytes } = action {
+        return gzip_answer(body, *pad_bytes);
+    }
     let (status, ctype, body, extra): (StatusCode, &str, String, Vec<(String, String)>) =
         match action {
             Action::Status {
@@ -265,6 +329,10 @@ pub fn respond(action: &Action) -> Response {
                     vec![],
                 )
             }
+            Action::ErrorBody { status, shape } => {
+                let (ctype, body) = error_body(*status, *shape);
+                (*status, ctype, body, vec![])
+            }
             Action::Redirect { status, location } => (
                 *status,
                 "",
@@ -290,6 +358,57 @@ pub fn respond(action: &Action) -> Response {
             h.append(k, v);
         }
     }
+    resp
+}
+
+/// An `error_body` fault's content type and body.
+fn error_body(status: StatusCode, shape: ErrorShape) -> (&'static str, String) {
+    let n = status.as_u16();
+    match shape {
+        ErrorShape::Sse => (
+            "text/event-stream",
+            format!(
+                "data: {}\n\ndata: [DONE]\n\n",
+                json!({"error": {"message": format!("Upstream failed with {n}"), "type": "server_error", "code": "upstream_error"}})
+            ),
+        ),
+        ErrorShape::Google => (
+            "application/json",
+            json!({"error": {
+                "code": n,
+                "message": "Invalid JSON payload received. Unknown name \"foo\".",
+                "status": "INVALID_ARGUMENT",
+                "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest"}],
+            }})
+            .to_string(),
+        ),
+        ErrorShape::Html => (
+            "text/html",
+            format!("<html><head><title>{n} Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"),
+        ),
+        ErrorShape::Plain => ("text/plain", format!("upstream connect error ({n})")),
+    }
+}
+
+fn gzip_answer(body: &str, pad_bytes: usize) -> Response {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = encoder.write_all(body.as_bytes());
+    let zeros = vec![b' '; 1 << 16];
+    let mut left = pad_bytes;
+    while left > 0 {
+        let n = left.min(zeros.len());
+        let _ = encoder.write_all(&zeros[..n]);
+        left -= n;
+    }
+    let compressed = encoder.finish().unwrap_or_default();
+    let mut resp = Response::new(Body::from(compressed));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     resp
 }
 

@@ -14,6 +14,7 @@ mod multipart;
 mod raw;
 mod record;
 mod routes;
+mod shapes;
 mod state;
 mod stream;
 mod validate;
@@ -123,6 +124,13 @@ impl MockGateway {
 
     pub fn request_count(&self) -> usize {
         self.shared.request_count()
+    }
+
+    /// TCP connections the mock has accepted (all of them, control ones included).
+    pub fn connection_count(&self) -> usize {
+        self.shared
+            .connections
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Clears recordings, queued faults, tasks and the id counter.

@@ -32,6 +32,9 @@ impl RawAwareListener {
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(async move {
             while let Ok((stream, addr)) = listener.accept().await {
+                shared
+                    .connections
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let tx = tx.clone();
                 let shared = shared.clone();
                 tokio::spawn(async move {

@@ -13,6 +13,8 @@ use crate::record::RecordedRequest;
 pub struct Shared {
     pub api_key: String,
     inner: Mutex<Inner>,
+    /// TCP connections accepted since start: how well a client reuses its pool.
+    pub connections: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -61,6 +63,7 @@ impl Shared {
         Arc::new(Shared {
             api_key: api_key.to_string(),
             inner: Mutex::new(Inner::default()),
+            connections: Default::default(),
         })
     }
 

@@ -103,6 +103,14 @@ pub fn opt_enum<'a>(
     }
 }
 
+/// An optional image size: `<width>x<height>` or OpenAI's `auto`.
+pub fn opt_image_size(obj: &Obj, field: &str) -> Result<(), ApiError> {
+    match opt_str(obj, field)? {
+        Some("auto") => Ok(()),
+        _ => opt_size(obj, field).map(|_| ()),
+    }
+}
+
 /// An optional `<width>x<height>` size string.
 pub fn opt_size(obj: &Obj, field: &str) -> Result<Option<(u32, u32)>, ApiError> {
     match opt_str(obj, field)? {

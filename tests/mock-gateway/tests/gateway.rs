@@ -79,7 +79,7 @@ fn broken_limits_are_400_naming_the_field() {
         (
             "/v1/responses",
             json!({"model": "m", "input": "x", "reasoning": {"effort": "max"}}),
-            "reasoning.effort: must be one of minimal, low, medium, high",
+            "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh",
         ),
         (
             "/v1/images/generations",
@@ -245,7 +245,7 @@ fn responses_stream_faults_truncate_and_error() {
     m.push_fault(json!({"action": "stream_error", "after_events": 1}));
     let err = post_json(m.addr(), "/v1/responses", "sk-test", &body);
     assert!(err.body.ends_with(
-        "event: error\ndata: {\"code\":\"stream_failure\",\"message\":\"upstream model failed\",\"type\":\"error\"}\n\n"
+        "event: error\ndata: {\"type\":\"error\",\"code\":\"stream_failure\",\"message\":\"upstream model failed\"}\n\n"
     ), "{}", err.body);
 
     let whole = post_json(m.addr(), "/v1/responses", "sk-test", &body);
@@ -334,4 +334,58 @@ fn video_tasks_move_on_as_they_are_polled() {
         .collect();
     assert_eq!(k, [json!("PENDING"), json!("RUNNING"), json!("FAILED")]);
     assert_eq!(get(m.addr(), "/v1/videos/video_404", "sk-test").status, 404);
+}
+
+/// The stream shapes of issue 9: each is selected per request, waits for its own endpoint,
+/// and an unknown name is refused naming the known ones.
+#[test]
+fn stream_shapes_are_played_on_their_endpoint_only() {
+    let m = MockGateway::start();
+    let chat =
+        json!({"model": "m", "messages": [{"role": "user", "content": "a b"}], "stream": true});
+    let responses = json!({"model": "m", "input": "a b", "stream": true});
+    m.push_fault(json!({"action": "stream_shape", "shape": "responses_no_event_lines"}));
+    // A chat stream leaves a Responses shape queued and streams as usual.
+    let plain = post_json(m.addr(), "/v1/chat/completions", "sk-test", &chat);
+    assert!(plain.body.ends_with("data: [DONE]\n\n"), "{}", plain.body);
+    assert_eq!(m.pending_faults(), 1);
+    let bare = post_json(m.addr(), "/v1/responses", "sk-test", &responses);
+    assert!(!bare.body.contains("event:"), "{}", bare.body);
+    assert!(bare.body.contains("\"type\":\"response.completed\""));
+    assert_eq!(m.pending_faults(), 0);
+
+    m.push_fault(json!({"action": "stream_shape", "shape": "n2"}));
+    let n2 = post_json(m.addr(), "/v1/chat/completions", "sk-test", &chat);
+    assert!(n2.body.contains("\"index\":1"), "{}", n2.body);
+
+    let refused = send(
+        m.addr(),
+        "POST",
+        "/__mock/faults",
+        &[],
+        br#"{"action":"stream_shape","shape":"n3"}"#,
+    );
+    assert_eq!(refused.status, 400);
+    assert!(refused.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("tool_calls_no_index"));
+}
+
+#[test]
+fn error_bodies_come_in_the_shapes_real_servers_use() {
+    let m = MockGateway::start();
+    let chat = json!({"model": "m", "messages": [{"role": "user", "content": "a"}]});
+    for (shape, ctype, needle) in [
+        ("sse", "text/event-stream", "data: {\"error\""),
+        ("google", "application/json", "\"INVALID_ARGUMENT\""),
+        ("html", "text/html", "<html>"),
+        ("plain", "text/plain", "upstream connect error"),
+    ] {
+        m.push_fault(json!({"action": "error_body", "shape": shape, "status": 503}));
+        let r = post_json(m.addr(), "/v1/chat/completions", "sk-test", &chat);
+        assert_eq!(r.status, 503, "{shape}");
+        assert_eq!(r.header("content-type"), Some(ctype), "{shape}");
+        assert!(r.body.contains(needle), "{shape}: {}", r.body);
+    }
 }

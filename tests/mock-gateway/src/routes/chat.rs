@@ -9,14 +9,25 @@ use serde_json::{json, Value};
 
 use crate::clock::now_secs;
 use crate::errors::{ok, ApiError, Reply};
+use crate::faults::Action;
 use crate::intake::Ctx;
+use crate::shapes::{self, ChatAnswer};
 use crate::state::Shared;
 use crate::stream::{plan_stream, stream_response, StreamKind};
 use crate::validate::{self as v, Obj};
 use crate::words;
 
-const ROLES: &[&str] = &["system", "user", "assistant", "tool"];
-const EFFORTS: &[&str] = &["low", "medium", "high"];
+/// The document's roles plus OpenAI's `developer` and `function`, which real gateways take.
+const ROLES: &[&str] = &[
+    "system",
+    "user",
+    "assistant",
+    "tool",
+    "developer",
+    "function",
+];
+/// The document's efforts plus the ones OpenAI's API defines.
+pub const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
 /// 50 MB, the documented cap on a `video_url` data URI's video.
 const VIDEO_MAX: usize = 50 * 1024 * 1024;
 
@@ -64,6 +75,18 @@ pub async fn completions(
 
     let id = format!("chatcmpl-{}", shared.next_id());
     let created = now_secs();
+    if let (true, Some(Action::StreamShape { shape })) = (stream, &ctx.stream_fault) {
+        let answer = ChatAnswer {
+            id: &id,
+            created,
+            model,
+            fragments: words::fragments(kept),
+            finish,
+            usage,
+        };
+        let events = shapes::chat_events(*shape, &answer);
+        return Ok(stream_response(plan_stream(events, StreamKind::Chat, None)));
+    }
     if stream {
         let include_usage = body
             .get("stream_options")
@@ -157,6 +180,14 @@ fn check_part(p: &Value, at: &str) -> Result<(), ApiError> {
             .map(|_| ())
             .map_err(|e| ApiError::invalid(format!("{at}.{}", e.message))),
         Some("image_url") => url_of("image_url").map(|_| ()),
+        // OpenAI's other part types: each must carry its object (or text).
+        Some(kind @ ("input_audio" | "file")) => match p.get(kind) {
+            Some(Value::Object(_)) => Ok(()),
+            _ => Err(ApiError::invalid(format!("{at}.{kind}: is required"))),
+        },
+        Some("refusal") => v::req_str(p, "refusal")
+            .map(|_| ())
+            .map_err(|e| ApiError::invalid(format!("{at}.{}", e.message))),
         Some("video_url") => {
             let url = url_of("video_url")?;
             check_video_uri(url, &format!("{at}.video_url.url"))?;
@@ -168,7 +199,7 @@ fn check_part(p: &Value, at: &str) -> Result<(), ApiError> {
             }
         }
         _ => Err(ApiError::invalid(format!(
-            "{at}.type: must be one of text, image_url, video_url"
+            "{at}.type: must be one of text, image_url, video_url, input_audio, file, refusal"
         ))),
     }
 }

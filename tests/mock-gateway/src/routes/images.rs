@@ -25,7 +25,7 @@ pub async fn generate(State(shared): State<Arc<Shared>>, Extension(ctx): Extensi
     let model = v::req_str(body, "model")?;
     v::req_str(body, "prompt")?;
     let format = v::opt_enum(body, "response_format", &["url", "b64_json"])?.unwrap_or("url");
-    v::opt_size(body, "size")?;
+    v::opt_image_size(body, "size")?;
     v::opt_int(body, "seed", -1, 2_147_483_647)?;
     v::opt_range(body, "guidance_scale", 1.0, 10.0)?;
     v::opt_bool(body, "watermark")?;
@@ -61,14 +61,13 @@ pub async fn edit(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<C
         }
         None => {
             let body = v::body(&ctx.rec)?;
-            v::req_str(body, "image")?;
-            v::opt_str(body, "mask")?;
+            check_json_images(body)?;
             body.clone()
         }
     };
     v::req_str(&fields, "model")?;
     let prompt = v::req_str(&fields, "prompt")?;
-    v::opt_size(&fields, "size")?;
+    v::opt_image_size(&fields, "size")?;
     let n = v::opt_int(&fields, "n", 1, 10)?.unwrap_or(1);
     let data: Vec<Value> = (0..n)
         .map(|_| {
@@ -79,6 +78,32 @@ pub async fn edit(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<C
         })
         .collect();
     ok(json!({"created": now_secs(), "data": data}))
+}
+
+/// The JSON edit's image: the document's `image` URL string, or OpenAI's
+/// `images: [{"image_url": ..} | {"file_id": ..}]` (its `mask` then an object too).
+fn check_json_images(body: &Map<String, Value>) -> Result<(), ApiError> {
+    let image = body.get("image").filter(|i| !i.is_null());
+    match (image, v::opt_array(body, "images")?) {
+        (Some(Value::String(s)), _) if !s.trim().is_empty() => {}
+        (Some(_), _) => return Err(ApiError::invalid("image: must be a URL string")),
+        (None, Some(items)) if !items.is_empty() => {
+            for (i, item) in items.iter().enumerate() {
+                let url = item.get("image_url").and_then(Value::as_str);
+                let file = item.get("file_id").and_then(Value::as_str);
+                if url.or(file).is_none() {
+                    return Err(ApiError::invalid(format!(
+                        "images[{i}]: must hold image_url or file_id"
+                    )));
+                }
+            }
+        }
+        _ => return Err(ApiError::invalid("image: is required")),
+    }
+    match body.get("mask") {
+        None | Some(Value::Null) | Some(Value::String(_)) | Some(Value::Object(_)) => Ok(()),
+        Some(_) => Err(ApiError::invalid("mask: must be a string or an object")),
+    }
 }
 
 fn content_type_is_multipart(ctx: &Ctx) -> bool {

@@ -9,13 +9,15 @@ use serde_json::{json, Value};
 
 use crate::clock::now_secs;
 use crate::errors::{ok, ApiError, Reply};
+use crate::faults::Action;
 use crate::intake::Ctx;
+use crate::shapes;
 use crate::state::Shared;
 use crate::stream::{plan_stream, stream_response, StreamKind};
 use crate::validate as v;
 use crate::words;
 
-const EFFORTS: &[&str] = &["minimal", "low", "medium", "high"];
+use super::chat::EFFORTS;
 
 pub async fn create(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<Ctx>) -> Reply {
     let body = v::body(&ctx.rec)?;
@@ -86,9 +88,8 @@ pub async fn create(State(shared): State<Arc<Shared>>, Extension(ctx): Extension
         return ok(response);
     }
 
-    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
-    let mut events = vec![event(
-        "response.created",
+    let mut events: Vec<(String, Value)> = vec![(
+        "response.created".into(),
         json!({"type": "response.created", "response": {
             "id": id, "object": "response", "created_at": created_at,
             "status": "in_progress", "model": model, "output": [],
@@ -96,21 +97,33 @@ pub async fn create(State(shared): State<Arc<Shared>>, Extension(ctx): Extension
     )];
     let all = words::words(&text);
     for frag in words::fragments(&all) {
-        events.push(event(
-            "response.output_text.delta",
+        events.push((
+            "response.output_text.delta".into(),
             json!({"type": "response.output_text.delta", "item_id": format!("msg_{n}"),
                    "output_index": 0, "content_index": 0, "delta": frag}),
         ));
     }
-    events.push(event(
-        "response.output_text.done",
+    events.push((
+        "response.output_text.done".into(),
         json!({"type": "response.output_text.done", "item_id": format!("msg_{n}"),
                "output_index": 0, "content_index": 0, "text": text}),
     ));
-    events.push(event(
-        "response.completed",
+    events.push((
+        "response.completed".into(),
         json!({"type": "response.completed", "response": response}),
     ));
+    if let Some(Action::StreamShape { shape }) = &ctx.stream_fault {
+        let events = shapes::responses_events(*shape, events);
+        return Ok(stream_response(plan_stream(
+            events,
+            StreamKind::Responses,
+            None,
+        )));
+    }
+    let events: Vec<String> = events
+        .into_iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect();
     let steps = plan_stream(events, StreamKind::Responses, ctx.stream_fault.as_ref());
     Ok(stream_response(steps))
 }

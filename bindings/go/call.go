@@ -1,0 +1,147 @@
+package gw
+
+/*
+#include <gw.h>
+*/
+import "C"
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// call is one operation in flight: its own derived handle, cancelled by the context or
+// by Client.Close, and freed when the operation (or its stream) ends.
+type call struct {
+	st   *clientState
+	op   string
+	h    *C.gw_client
+	ctx  context.Context
+	meta *ResponseMeta // where WithResponseMeta wants the metadata
+	// byDeadline: the context's deadline set this call's time budget, so a gw timeout
+	// (which may come early, when gw sees the next retry or poll would pass it) is the
+	// context's deadline being exceeded.
+	byDeadline bool
+
+	mu     sync.Mutex // orders cancel against free: never cancel a freed handle
+	freed  bool
+	reason error // ctx.Err() or ErrClosed once cancelled
+	stop   func() bool
+}
+
+// begin derives the call's handle and wires ctx to it. The returned error is a *Error.
+func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call, error) {
+	if ctx == nil {
+		return nil, argError(op, "ctx is nil (use context.Background())")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, (&Error{Op: op, Message: "not sent"}).withCause(err)
+	}
+	var cfg callConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	deadline, hasDeadline := ctx.Deadline()
+	overrides := cfg.deriveOptions(deadline, hasDeadline)
+
+	st := c.st
+	k := &call{st: st, op: op, ctx: ctx, meta: cfg.meta,
+		byDeadline: hasDeadline && (cfg.timeout <= 0 || time.Until(deadline) < cfg.timeout)}
+	st.mu.RLock()
+	if st.closed {
+		st.mu.RUnlock()
+		return nil, (&Error{Op: op, Message: "not sent"}).withCause(ErrClosed)
+	}
+	h, status, errJSON := deriveClient(st.base, overrides)
+	if h != nil {
+		k.h = h
+		st.callsMu.Lock()
+		st.calls[k] = struct{}{}
+		st.callsMu.Unlock()
+	}
+	st.mu.RUnlock()
+	if h == nil {
+		if status == StatusOK {
+			status = StatusInternal
+		}
+		return nil, newError(op, status, errJSON)
+	}
+	if ctx.Done() != nil {
+		k.stop = context.AfterFunc(ctx, func() { k.cancel(ctx.Err()) })
+	}
+	return k, nil
+}
+
+// cancel makes every gw call on the handle return GW_CANCELLED; safe from any goroutine.
+func (k *call) cancel(reason error) {
+	k.mu.Lock()
+	if !k.freed {
+		if k.reason == nil {
+			k.reason = reason
+		}
+		cancelClient(k.h)
+	}
+	k.mu.Unlock()
+}
+
+// cancelReason is why the call was cancelled, or nil.
+func (k *call) cancelReason() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.reason
+}
+
+// fail turns a failed status into the call's *Error, with metadata and the cause.
+func (k *call) fail(status int, body []byte) error {
+	e := newError(k.op, status, body)
+	e.Meta = parseMeta(lastResponse(k.h))
+	if reason := k.cancelReason(); reason != nil {
+		e.withCause(reason)
+	} else if err := k.ctx.Err(); err != nil && (status == StatusCancelled || status == StatusTimeout) {
+		e.withCause(err)
+	} else if status == StatusTimeout && k.byDeadline {
+		e.withCause(context.DeadlineExceeded)
+	}
+	return e
+}
+
+// end records metadata for WithResponseMeta and frees the handle. Idempotent.
+func (k *call) end() {
+	if k.stop != nil {
+		k.stop()
+	}
+	k.mu.Lock()
+	if k.freed {
+		k.mu.Unlock()
+		return
+	}
+	if k.meta != nil {
+		if m := parseMeta(lastResponse(k.h)); m != nil {
+			*k.meta = *m
+		}
+	}
+	k.freed = true
+	h := k.h
+	k.mu.Unlock()
+
+	k.st.callsMu.Lock()
+	delete(k.st.calls, k)
+	k.st.callsMu.Unlock()
+	freeClient(h)
+}
+
+// finish ends the call and turns status and *out into the answer or the error.
+func (k *call) finish(status int, out []byte) ([]byte, error) {
+	var err error
+	if status != StatusOK {
+		err = k.fail(status, out)
+	}
+	k.end()
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,204 @@
+package gw
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestChatTyped(t *testing.T) {
+	c := newClient(t)
+	req := chatReq("Hello there")
+	req.Temperature = Ptr(0.0) // 0 is sent, not dropped
+	res, err := c.Chat(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Text(); got != "Echo: Hello there" {
+		t.Fatalf("text %q", got)
+	}
+	if res.Object != "chat.completion" || res.Choices[0].FinishReason != "stop" || res.Choices[0].Message.Role != "assistant" {
+		t.Fatalf("completion %+v", res)
+	}
+	if res.Usage == nil || res.Usage.PromptTokens != 2 || res.Usage.CompletionTokens != 3 || res.Usage.TotalTokens != 5 {
+		t.Fatalf("usage %+v", res.Usage)
+	}
+	if !json.Valid(res.Raw) || !strings.Contains(string(res.Raw), `"chat.completion"`) {
+		t.Fatalf("Raw %s", res.Raw)
+	}
+	sent := lastRequest(t)
+	if !strings.Contains(string(sent.JSON), `"temperature":0`) {
+		t.Fatalf("temperature 0 not sent: %s", sent.JSON)
+	}
+}
+
+func TestChatRaw(t *testing.T) {
+	c := newClient(t)
+	out, err := c.ChatRaw(bg(), json.RawMessage(`{"model":"m","messages":[{"role":"user","content":"raw hi"}],"max_tokens":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Choices []struct {
+			Message      struct{ Content string }
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Choices[0].Message.Content != "Echo: raw" || v.Choices[0].FinishReason != "length" {
+		t.Fatalf("answer %s", out)
+	}
+}
+
+func TestChatMultimodalPartsAndExtra(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	req := ChatRequest{
+		Model: "vision",
+		Messages: []Message{
+			SystemMessage("be brief"),
+			UserParts(TextPart("what is in"), ImagePart("https://img.example/a.png"), VideoPart("https://v.example/a.mp4", 2)),
+		},
+		ReasoningEffort: "low",
+		Extra:           Extra{"user": "u-42", "model": "ignored: modelled field wins"},
+	}
+	req.Messages[1].Extra = Extra{"name": "ignored-name-wins", "x_note": "kept"}
+	req.Messages[1].Name = "alice"
+	res, err := c.Chat(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Text(); got != "Echo: what is in [1 image] [1 video]" {
+		t.Fatalf("text %q", got)
+	}
+	if res.Choices[0].Message.ReasoningContent == "" || res.Usage.CompletionTokensDetails == nil {
+		t.Fatalf("reasoning missing: %s", res.Raw)
+	}
+	var sent struct {
+		Model    string
+		User     string
+		Messages []map[string]any
+	}
+	if err := json.Unmarshal(lastRequest(t).JSON, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.Model != "vision" || sent.User != "u-42" {
+		t.Fatalf("sent %+v", sent)
+	}
+	m := sent.Messages[1]
+	if m["name"] != "alice" || m["x_note"] != "kept" {
+		t.Fatalf("message fields %v", m)
+	}
+	parts := m["content"].([]any)
+	video := parts[2].(map[string]any)["video_url"].(map[string]any)
+	if video["fps"] != 2.0 || video["url"] != "https://v.example/a.mp4" {
+		t.Fatalf("video part %v", video)
+	}
+}
+
+// A tool-calling answer (served by a status fault with that body) decodes into ToolCalls,
+// and the tool round trip encodes as the API wants (null content with tool_calls).
+func TestChatToolCalls(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	body := `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,
+		"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",
+		"function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},"finish_reason":"tool_calls"}]}`
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 200, "body": body})
+	weather := FunctionTool("weather", "current weather", map[string]any{
+		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
+	})
+	req := chatReq("weather in Oslo?")
+	req.Tools = []Tool{weather}
+	req.ToolChoice = "auto"
+	res, err := c.Chat(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := res.Choices[0].Message
+	if res.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 {
+		t.Fatalf("choice %+v", res.Choices[0])
+	}
+	call := msg.ToolCalls[0]
+	if call.ID != "call_1" || call.Function.Name != "weather" || call.Function.Arguments != `{"city":"Oslo"}` {
+		t.Fatalf("tool call %+v", call)
+	}
+	var first struct {
+		Tools []struct {
+			Type     string
+			Function struct{ Name, Description string }
+		}
+		ToolChoice string `json:"tool_choice"`
+	}
+	if err := json.Unmarshal(lastRequest(t).JSON, &first); err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Tools) != 1 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "weather" || first.ToolChoice != "auto" {
+		t.Fatalf("tools sent: %+v", first)
+	}
+	// Second turn: the assistant's call and the tool's answer go back; the mock echoes.
+	req.Messages = append(req.Messages, msg, ToolMessage(call.ID, "12 degrees"), UserMessage("thanks"))
+	res, err = c.Chat(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text() != "Echo: thanks" {
+		t.Fatalf("text %q", res.Text())
+	}
+	var sent struct{ Messages []map[string]any }
+	if err := json.Unmarshal(lastRequest(t).JSON, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := sent.Messages[1]["content"]; !ok || c != nil {
+		t.Fatalf("assistant tool-call turn content = %v (want null)", c)
+	}
+	if sent.Messages[2]["tool_call_id"] != "call_1" || sent.Messages[2]["role"] != "tool" {
+		t.Fatalf("tool turn %v", sent.Messages[2])
+	}
+}
+
+// gw checks the documented limits before sending: nothing reaches the gateway.
+func TestChatValidationBeforeSending(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	req := chatReq("x")
+	req.Temperature = Ptr(9.0)
+	_, err := c.Chat(bg(), req)
+	e := asError(t, err)
+	if e.Status != StatusInvalidArgument || !errors.Is(err, ErrInvalidArgument) || e.Param != "temperature" {
+		t.Fatalf("error %+v", e)
+	}
+	if !strings.Contains(e.Message, "temperature") || e.Meta != nil {
+		t.Fatalf("error %+v", e)
+	}
+	if n := len(requests(t)); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	// WithValidation(false) sends it anyway; the mock then refuses it itself (400).
+	_, err = c.Chat(bg(), req, WithValidation(false))
+	e = asError(t, err)
+	if e.Status != 400 || !errors.Is(err, ErrBadRequest) || e.Meta == nil || e.Meta.Status != 400 {
+		t.Fatalf("error %+v", e)
+	}
+}
+
+func TestChatRequestEncodingErrors(t *testing.T) {
+	c := newClient(t)
+	_, err := c.ChatRaw(bg(), json.RawMessage("{\"model\":\"m\x00\"}"))
+	if e := asError(t, err); e.Status != StatusInvalidArgument || !strings.Contains(e.Message, "NUL") {
+		t.Fatalf("error %+v", e)
+	}
+	_, err = c.ChatRaw(bg(), json.RawMessage(`{not json`))
+	if e := asError(t, err); e.Status != StatusInvalidArgument {
+		t.Fatalf("error %+v", e)
+	}
+	req := chatReq("x")
+	req.Extra = Extra{"bad": func() {}}
+	_, err = c.Chat(bg(), req)
+	if e := asError(t, err); e.Status != StatusInvalidArgument || !strings.Contains(e.Message, "bad") {
+		t.Fatalf("error %+v", e)
+	}
+}

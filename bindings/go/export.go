@@ -1,0 +1,29 @@
+package gw
+
+// The two Go functions gw calls back: video-wait progress (once per poll, seconds apart)
+// and log lines. Streams never call back: they are pulled.
+
+/*
+#include <string.h>
+*/
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+//export gwGoProgress
+func gwGoProgress(status *C.char, task *C.char, user unsafe.Pointer) C.int {
+	w := cgo.Handle(uintptr(user)).Value().(*waiter)
+	record := C.GoBytes(unsafe.Pointer(task), C.int(C.strlen(task)))
+	if w.progress(C.GoString(status), record) {
+		return 0
+	}
+	return 1
+}
+
+//export gwGoLog
+func gwGoLog(level C.int, message *C.char, _ unsafe.Pointer) {
+	logLine(int(level), C.GoString(message))
+}

@@ -1,0 +1,3 @@
+module gw
+
+go 1.23

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Makes sure Go >= 1.23 is available (the Go binding's streams are range-over-func
+# iterators, new in 1.23). Idempotent: does nothing when a new enough go is on PATH or in
+# /usr/local/go (where the machines have it preinstalled). Debian 12's own golang-go is
+# 1.19, too old; a newer golang-1.NN-go package is used when apt offers one. Otherwise it
+# stops and says what is needed.
+#
+# `install-go.sh --which` prints the directory of the go to use (for PATH) on stdout.
+set -euo pipefail
+
+which_only=false
+[ "${1:-}" = "--which" ] && which_only=true
+say() { echo "install-go: $*" >&2; }
+found() { # $1: a go binary that is new enough
+    if $which_only; then dirname "$1"; else say "$("$1" version) at $1"; fi
+    exit 0
+}
+
+need_minor=23
+
+go_minor() { # prints the minor version of the go given, or nothing
+    "$1" env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9][0-9]*\).*/\1/p'
+}
+
+ok() { local m; m="$(go_minor "$1")"; [ -n "$m" ] && [ "$m" -ge "$need_minor" ]; }
+
+for candidate in "$(command -v go || true)" /usr/local/go/bin/go /usr/lib/go-1.*/bin/go; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ] && ok "$candidate"; then
+        found "$candidate"
+    fi
+done
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update </dev/null >/dev/null
+pkg="$(apt-cache search --names-only '^golang-1\.[0-9]+-go$' | cut -d' ' -f1 |
+    sed -n 's/^golang-1\.\([0-9]*\)-go$/\1 &/p' | sort -n | awk -v m="$need_minor" '$1 >= m {p=$2} END {print p}')"
+if [ -n "$pkg" ]; then
+    say "apt-get install $pkg"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "$pkg" </dev/null >&2
+    minor="${pkg#golang-1.}"
+    found "/usr/lib/go-1.${minor%-go}/bin/go"
+fi
+say "Go >= 1.$need_minor is needed for bindings/go and none is installed"
+say "(found: $(go version 2>/dev/null || echo 'no go'); apt offers nothing newer than Debian's 1.19)"
+say "install Go 1.$need_minor or later and put its bin directory on PATH"
+exit 1

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The C++ suite (bindings/cpp/tests): the header compiled under strict warnings (g++ and
+# clang++, C++17 and C++20, with and without exceptions); GoogleTest built with -Wall -Wextra -Werror and
+# AddressSanitizer + UndefinedBehaviorSanitizer, linked once with libgw.so and once with
+# libgw.a; a -fno-exceptions program over the try_ API; and the installed package: `make
+# install` into a scratch prefix (and a DESTDIR staging), examples/cpp built with CMake
+# against it (gw::gw and gw::gw_static). All run against one gw-mock, every part even when
+# an earlier one fails, so one pass shows everything. Expects `make build` to have run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/mock.sh
+source scripts/lib/cpp-example.sh
+
+lib=target/release
+out=build/cpp-tests
+cxx="${CXX:-g++}"
+flags=(-std=c++17 -Wall -Wextra -Werror -Wshadow -g -O0
+       -fsanitize=address,undefined -fno-sanitize-recover=undefined
+       -Iinclude -Ibindings/cpp/include -pthread)
+mkdir -p "$out"
+start=$SECONDS
+# Objects built with other flags (or another compiler) are not reused.
+if [ "$(cat "$out/flags" 2>/dev/null)" != "$cxx ${flags[*]}" ]; then
+    rm -f "$out"/*.o
+    echo "$cxx ${flags[*]}" >"$out/flags"
+fi
+
+# Each file compiled once (two at a time; skipped when its object is newer than it and
+# every header), then linked twice.
+echo "test-cpp: compiling bindings/cpp/tests with $("$cxx" --version | head -n 1)"
+sources=(bindings/cpp/tests/support.cpp bindings/cpp/tests/*_test.cpp)
+objects=()
+compile() {  # SOURCE OBJECT
+    if [ "$2" -nt "$1" ] &&
+        [ -z "$(find include/gw.h bindings/cpp/include bindings/cpp/tests/support.hpp -newer "$2")" ]; then
+        return 0
+    fi
+    "$cxx" "${flags[@]}" -c "$1" -o "$2"
+}
+pending=()
+compile_failed=0
+for src in "${sources[@]}"; do
+    obj="$out/$(basename "${src%.cpp}").o"
+    objects+=("$obj")
+    compile "$src" "$obj" &
+    pending+=($!)
+    if [ "${#pending[@]}" -ge 2 ]; then
+        wait "${pending[0]}" || compile_failed=1
+        pending=("${pending[@]:1}")
+    fi
+done
+for pid in "${pending[@]}"; do wait "$pid" || compile_failed=1; done
+[ "$compile_failed" -eq 0 ] || { echo "test-cpp: compiling the tests failed" >&2; exit 1; }
+"$cxx" "${flags[@]}" "${objects[@]}" -o "$out/gw_cpp_tests_shared" \
+    -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib" -lgtest_main -lgtest
+"$cxx" "${flags[@]}" "${objects[@]}" -o "$out/gw_cpp_tests_static" \
+    "$lib/libgw.a" -lgtest_main -lgtest -ldl -lm
+if ldd "$out/gw_cpp_tests_static" | grep -q libgw; then
+    echo "test-cpp: gw_cpp_tests_static links libgw.so dynamically" >&2
+    exit 1
+fi
+"$cxx" "${flags[@]}" -fno-exceptions bindings/cpp/tests/no_exceptions_main.cpp \
+    -o "$out/no_exceptions" -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib"
+echo "test-cpp: built in $((SECONDS - start)) s"
+
+# The header under the strict warnings users turn on, with both compilers and standards.
+strict=(-Wall -Wextra -Werror -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wold-style-cast
+        -Wnon-virtual-dtor -Wcast-qual -Wundef -Iinclude -Ibindings/cpp/include -fsyntax-only)
+strict_failed=0
+for compiler in g++ clang++; do
+    for std in c++17 c++20; do
+        for exceptions in -fexceptions -fno-exceptions; do
+            extra=()
+            [ "$compiler" = g++ ] || extra=(-Wnullable-to-nonnull-conversion)  # gw.h's nullability
+            "$compiler" -std="$std" "$exceptions" "${strict[@]}" "${extra[@]}" \
+                bindings/cpp/tests/strict_flags_check.cpp ||
+                { echo "test-cpp: gw/gw.hpp warns under $compiler -std=$std $exceptions" >&2; strict_failed=1; }
+        done
+    done
+done
+
+start_mock
+export GW_TEST_BASE_URL="$MOCK_URL"
+echo "test-cpp: gw-mock at $GW_TEST_BASE_URL"
+# Leak checking stays on; UBSan stops at the first finding.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+failed=()
+[ "$strict_failed" -eq 0 ] || failed+=(strict-warnings)
+
+echo "test-cpp: GoogleTest, linked with libgw.so"
+"$out/gw_cpp_tests_shared" --gtest_brief=1 || failed+=(shared)
+
+echo "test-cpp: GoogleTest, linked with libgw.a"
+"$out/gw_cpp_tests_static" --gtest_brief=1 || failed+=(static)
+
+echo "test-cpp: built with -fno-exceptions"
+"$out/no_exceptions" || failed+=(no-exceptions)
+
+# The installed package, as a user finds it: a PREFIX install and a DESTDIR staging (the
+# CMake config locates itself, so the staged tree works where it lies).
+echo "test-cpp: examples/cpp against installed trees"
+rm -rf "$out/prefix" "$out/stage"
+PREFIX="$PWD/$out/prefix" scripts/install.sh
+DESTDIR="$PWD/$out/stage" PREFIX=/usr/local scripts/install.sh
+check_example() {  # PREFIX STATIC NAME
+    local dir="$out/example-$3"
+    build_cpp_example "$1" "$dir" "$2" || return 1
+    if [ "$2" = ON ] && ldd "$dir/chat_stream" | grep -q libgw; then
+        echo "test-cpp: the gw::gw_static example needs libgw.so" >&2
+        return 1
+    fi
+    local output
+    output="$(GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test "$dir/chat_stream")" || return 1
+    echo "$output" | sed 's/^/    /'
+    grep -q "Echo: Say hello to C++ in five words" <<<"$output" && grep -q '"total_tokens"' <<<"$output"
+}
+check_example "$PWD/$out/prefix" OFF shared || failed+=(cmake-gw::gw)
+check_example "$PWD/$out/stage/usr/local" ON static || failed+=(cmake-gw::gw_static)
+
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "test-cpp: FAILED: ${failed[*]} ($((SECONDS - start)) s)" >&2
+    exit 1
+fi
+echo "test-cpp: GoogleTest (shared, static), no-exceptions and CMake package runs passed in $((SECONDS - start)) s"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The Go suite (bindings/go): gofmt and go vet, then `go test -race` (its TestMain starts
+# target/release/gw-mock), linking target/release/libgw.a statically; then the two ways a
+# program outside the repository uses the binding: a `replace` to this checkout (static
+# libgw.a, no libgw.so needed at run time), and `-tags gw_pkgconfig` against a
+# `make install` into a temporary prefix (pkg-config, shared). Expects `make build`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/mock.sh
+
+PATH="$(scripts/ci/install-go.sh --which):$PATH"
+repo="$PWD"
+for f in target/release/libgw.a target/release/gw-mock include/gw.h; do
+    [ -f "$f" ] || { echo "test-go: $f is missing; run 'make build' first" >&2; exit 1; }
+done
+# The go command hashes neither files named in #cgo LDFLAGS nor headers outside the
+# package: a stamp of both in CGO_CFLAGS makes a rebuilt libgw rebuild the package.
+stamp="$(cat target/release/libgw.a include/gw.h | sha256sum | cut -c1-16)"
+export CGO_CFLAGS="${CGO_CFLAGS:--O2 -g} -DGW_BUILD_STAMP=$stamp"
+export GW_MOCK_BIN="$repo/target/release/gw-mock"
+
+echo "test-go: $(go version)"
+cd bindings/go
+unformatted="$(gofmt -l .)"
+if [ -n "$unformatted" ]; then
+    echo "test-go: gofmt would change: $unformatted" >&2
+    exit 1
+fi
+go vet ./...
+go test -race -count=1 ./...
+
+echo "test-go: a program outside the repository"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp testdata/outside/main.go "$work/"
+printf 'module outside\n\ngo 1.23\n\nrequire gw v0.0.0\n\nreplace gw => %s/bindings/go\n' "$repo" >"$work/go.mod"
+cd "$work"
+go build -o app-static .
+if ldd app-static | grep -q libgw; then
+    echo "test-go: the default build links libgw.so dynamically" >&2
+    exit 1
+fi
+prefix="$work/prefix"
+PREFIX="$prefix" "$repo/scripts/install.sh" >/dev/null
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" go build -tags gw_pkgconfig -o app-shared .
+if ! LD_LIBRARY_PATH="$prefix/lib" ldd app-shared | grep -q "$prefix/lib/libgw.so"; then
+    echo "test-go: the gw_pkgconfig build does not use the installed libgw.so" >&2
+    exit 1
+fi
+cd "$repo"
+start_mock
+trap 'rm -rf "$work"; stop_mock' EXIT # start_mock set its own; keep both jobs
+export GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test
+"$work/app-static"
+LD_LIBRARY_PATH="$prefix/lib" "$work/app-shared"
+echo "test-go: passed"

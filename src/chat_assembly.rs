@@ -1,0 +1,405 @@
+//! Builds the `chat.completion` a streamed chat answer stands for, from its
+//! `chat.completion.chunk`s, holding what a non-streamed answer would hold.
+//!
+//! Real servers send more than the API document shows, so nothing is dropped:
+//! - top-level fields (`id`, `model`, `system_fingerprint`, `service_tier`, `usage`,
+//!   unknown ones): the latest non-null value, objects merged key by key;
+//! - `delta` fields become the message: strings are joined (`content`, `refusal`,
+//!   `reasoning_content`, unknown text), objects merged the same way, arrays appended;
+//!   `role` is set, not joined; `tool_calls` are merged call by call (`ToolCalls`);
+//! - choice fields: `logprobs` appended chunk after chunk (each chunk carries its
+//!   tokens'), the others (`finish_reason`, unknown ones) the latest non-null value.
+//!
+//! Chunks without `choices` (a usage-only last chunk, keep-alive objects) are fine:
+//! only their `usage` is taken, so a `{"type":"ping"}` leaves no trace in the answer.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+
+#[derive(Default)]
+pub(crate) struct ChatAssembler {
+    top: Map<String, Value>,
+    choices: BTreeMap<u64, ChoiceSoFar>,
+}
+
+#[derive(Default)]
+struct ChoiceSoFar {
+    /// Choice-level fields besides `index` and `delta`.
+    fields: Map<String, Value>,
+    /// The `delta`s merged, `tool_calls` aside.
+    message: Map<String, Value>,
+    tool_calls: ToolCalls,
+}
+
+impl ChatAssembler {
+    /// Folds a chunk in; returns the text each choice carries, in choice order.
+    pub(crate) fn absorb(&mut self, chunk: &Value) -> Result<Vec<(usize, String)>, Error> {
+        if let Some(err) = chunk.get("error") {
+            let message = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the stream reported an error")
+                .to_string();
+            return Err(Error::Stream {
+                message,
+                body: Some(chunk.clone()),
+            });
+        }
+        let chunk = chunk
+            .as_object()
+            .ok_or_else(|| Error::Decode("stream chunk is not a JSON object".into()))?;
+        let choices = match chunk.get("choices") {
+            None | Some(Value::Null) => {
+                if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+                    merge_latest(&mut self.top, "usage", usage);
+                }
+                return Ok(Vec::new());
+            }
+            Some(Value::Array(a)) => a,
+            Some(_) => {
+                return Err(Error::Decode(
+                    "stream chunk's 'choices' is not an array".into(),
+                ))
+            }
+        };
+        for (key, value) in chunk {
+            if key != "choices" && key != "object" {
+                merge_latest(&mut self.top, key, value);
+            }
+        }
+        let mut texts: Vec<(usize, String)> = Vec::new();
+        for choice in choices.iter().filter_map(Value::as_object) {
+            let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let acc = self.choices.entry(index).or_default();
+            for (key, value) in choice {
+                match key.as_str() {
+                    "index" => {}
+                    "delta" => {
+                        if let Some(piece) = acc.absorb_delta(value).filter(|p| !p.is_empty()) {
+                            match texts.iter_mut().find(|(i, _)| *i == index as usize) {
+                                Some((_, t)) => t.push_str(&piece),
+                                None => texts.push((index as usize, piece)),
+                            }
+                        }
+                    }
+                    "logprobs" => merge_joining(&mut acc.fields, key, value),
+                    _ => merge_latest(&mut acc.fields, key, value),
+                }
+            }
+        }
+        texts.sort_by_key(|(i, _)| *i);
+        Ok(texts)
+    }
+
+    /// The assembled `chat.completion` text.
+    pub(crate) fn finish(self) -> String {
+        let mut top = self.top;
+        let mut out = Map::new();
+        out.insert("id".into(), top.shift_remove("id").unwrap_or(Value::Null));
+        out.insert("object".into(), "chat.completion".into());
+        for key in ["created", "model"] {
+            out.insert(key.into(), top.shift_remove(key).unwrap_or(Value::Null));
+        }
+        let usage = top.shift_remove("usage");
+        out.extend(top);
+        let choices: Vec<Value> = self
+            .choices
+            .into_iter()
+            .map(|(index, c)| c.finish(index))
+            .collect();
+        out.insert("choices".into(), choices.into());
+        if let Some(u) = usage {
+            out.insert("usage".into(), u);
+        }
+        Value::Object(out).to_string()
+    }
+}
+
+impl ChoiceSoFar {
+    /// Merges a `delta`; returns its `content` text.
+    fn absorb_delta(&mut self, delta: &Value) -> Option<String> {
+        let delta = delta.as_object()?;
+        let mut text = None;
+        for (key, value) in delta {
+            match (key.as_str(), value) {
+                ("role", Value::String(_)) => {
+                    self.message.insert(key.clone(), value.clone());
+                }
+                ("tool_calls", Value::Array(calls)) => self.tool_calls.merge(calls),
+                ("content", Value::String(piece)) => {
+                    merge_joining(&mut self.message, key, value);
+                    text = Some(piece.clone());
+                }
+                _ => merge_joining(&mut self.message, key, value),
+            }
+        }
+        text
+    }
+
+    fn finish(self, index: u64) -> Value {
+        let mut source = self.message;
+        let mut message = Map::new();
+        message.insert(
+            "role".into(),
+            source
+                .shift_remove("role")
+                .unwrap_or_else(|| "assistant".into()),
+        );
+        // As in a non-streamed answer: no text beside tool calls is a null content.
+        let no_text = if self.tool_calls.is_empty() {
+            Value::from("")
+        } else {
+            Value::Null
+        };
+        message.insert(
+            "content".into(),
+            source.shift_remove("content").unwrap_or(no_text),
+        );
+        message.extend(source);
+        if !self.tool_calls.is_empty() {
+            message.insert("tool_calls".into(), self.tool_calls.finish());
+        }
+        let mut fields = self.fields;
+        let mut out = Map::new();
+        out.insert("index".into(), index.into());
+        out.insert("message".into(), Value::Object(message));
+        if let Some(lp) = fields.shift_remove("logprobs") {
+            out.insert("logprobs".into(), lp);
+        }
+        out.insert(
+            "finish_reason".into(),
+            fields.shift_remove("finish_reason").unwrap_or(Value::Null),
+        );
+        out.extend(fields);
+        Value::Object(out)
+    }
+}
+
+/// Tool calls told apart by `index` when the deltas carry one, else by `id`, else a
+/// delta that names a function while the last call already has a name starts a new
+/// call (some backends send neither); anything else continues the last call.
+#[derive(Default)]
+struct ToolCalls {
+    calls: Vec<Map<String, Value>>,
+    by_index: HashMap<u64, usize>,
+    by_id: HashMap<String, usize>,
+}
+
+impl ToolCalls {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+
+    fn merge(&mut self, deltas: &[Value]) {
+        for d in deltas.iter().filter_map(Value::as_object) {
+            let slot = self.slot_for(d);
+            merge_call(&mut self.calls[slot], d);
+        }
+    }
+
+    fn slot_for(&mut self, d: &Map<String, Value>) -> usize {
+        let id = d
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
+        let found = match d.get("index").and_then(Value::as_u64) {
+            Some(index) => {
+                let slot = self.by_index.get(&index).copied();
+                let slot = slot.unwrap_or_else(|| self.push());
+                self.by_index.insert(index, slot);
+                Some(slot)
+            }
+            None => id.map(|id| self.by_id.get(id).copied().unwrap_or_else(|| self.push())),
+        };
+        if let Some(slot) = found {
+            if let Some(id) = id {
+                self.by_id.entry(id.to_string()).or_insert(slot);
+            }
+            return slot;
+        }
+        // A new function name while the last call already has one: a new call.
+        let new_name = !function_name(d).is_empty();
+        match self.calls.last() {
+            Some(last) if !new_name || function_name(last).is_empty() => self.calls.len() - 1,
+            _ => self.push(),
+        }
+    }
+
+    fn push(&mut self) -> usize {
+        self.calls.push(Map::new());
+        self.calls.len() - 1
+    }
+
+    fn finish(self) -> Value {
+        self.calls
+            .into_iter()
+            .map(|mut call| {
+                if let Some(Value::Object(f)) = call.get_mut("function") {
+                    for key in ["name", "arguments"] {
+                        f.entry(key).or_insert_with(|| "".into());
+                    }
+                }
+                Value::Object(call)
+            })
+            .collect()
+    }
+}
+
+fn function_name(call: &Map<String, Value>) -> &str {
+    call.get("function")
+        .and_then(|f| f.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// One tool-call delta into its call: `id` and `type` set, `function.name` set once
+/// (a server that repeats it is not doubled), `function.arguments` and the rest joined.
+fn merge_call(call: &mut Map<String, Value>, d: &Map<String, Value>) {
+    for (key, value) in d {
+        match (key.as_str(), value) {
+            ("index", _) | (_, Value::Null) => {}
+            ("id" | "type", Value::String(s)) if s.is_empty() => {}
+            ("id" | "type", _) => {
+                call.insert(key.clone(), value.clone());
+            }
+            ("function", Value::Object(f)) => {
+                let slot = call
+                    .entry("function")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                let Some(func) = slot.as_object_mut() else {
+                    *slot = value.clone();
+                    continue;
+                };
+                for (fk, fv) in f {
+                    let same_name = fk == "name" && func.get("name") == Some(fv);
+                    if !same_name {
+                        merge_joining(func, fk, fv);
+                    }
+                }
+            }
+            _ => merge_joining(call, key, value),
+        }
+    }
+}
+
+/// Delta semantics: strings joined, objects merged recursively, arrays appended,
+/// other values replaced; null adds nothing.
+fn merge_joining(into: &mut Map<String, Value>, key: &str, value: &Value) {
+    if value.is_null() {
+        return;
+    }
+    let Some(slot) = into.get_mut(key) else {
+        into.insert(key.to_string(), value.clone());
+        return;
+    };
+    match (slot, value) {
+        (Value::String(s), Value::String(piece)) => s.push_str(piece),
+        (Value::Object(o), Value::Object(more)) => {
+            for (k, v) in more {
+                merge_joining(o, k, v);
+            }
+        }
+        (Value::Array(a), Value::Array(more)) => a.extend(more.iter().cloned()),
+        (slot, _) => *slot = value.clone(),
+    }
+}
+
+/// Field semantics: the latest non-null value, objects merged key by key.
+fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value) {
+    if value.is_null() {
+        return;
+    }
+    match (into.get_mut(key), value) {
+        (Some(Value::Object(o)), Value::Object(more)) => {
+            for (k, v) in more {
+                merge_latest(o, k, v);
+            }
+        }
+        _ => {
+            into.insert(key.to_string(), value.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn assemble(chunks: &[Value]) -> Value {
+        let mut a = ChatAssembler::default();
+        for c in chunks {
+            a.absorb(c).unwrap();
+        }
+        serde_json::from_str(&a.finish()).unwrap()
+    }
+
+    fn calls(deltas: &[Value]) -> Value {
+        let chunks: Vec<Value> = deltas
+            .iter()
+            .map(|d| json!({"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}))
+            .collect();
+        assemble(&chunks)["choices"][0]["message"]["tool_calls"].clone()
+    }
+
+    #[test]
+    fn indexed_tool_calls_merge_by_index_even_without_ids() {
+        let v = calls(&[
+            json!({"index": 0, "id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"x\""}}),
+            json!({"index": 1, "id": "b", "type": "function", "function": {"name": "g", "arguments": ""}}),
+            json!({"index": 0, "function": {"arguments": ":1}"}}),
+            json!({"index": 1, "function": {"arguments": "{}"}}),
+        ]);
+        assert_eq!(
+            v[0]["function"],
+            json!({"name": "f", "arguments": "{\"x\":1}"})
+        );
+        assert_eq!(v[1]["id"], "b");
+        assert_eq!(v[1]["function"]["arguments"], "{}");
+        assert!(v[0].get("index").is_none(), "as in a non-streamed answer");
+    }
+
+    #[test]
+    fn a_repeated_name_is_not_doubled_and_a_whole_call_per_chunk_works() {
+        let v = calls(&[
+            json!({"index": 0, "id": "a", "function": {"name": "f", "arguments": "{"}}),
+            json!({"index": 0, "function": {"name": "f", "arguments": "}"}}),
+            json!({"id": "c", "type": "function", "function": {"name": "h", "arguments": "{}"}}),
+        ]);
+        assert_eq!(v[0]["function"], json!({"name": "f", "arguments": "{}"}));
+        assert_eq!(v[1]["function"], json!({"name": "h", "arguments": "{}"}));
+        assert_eq!(v.as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn chunks_without_choices_and_null_fields_add_nothing_wrong() {
+        let v = assemble(&[
+            json!({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}], "usage": null}),
+            json!({}),
+            json!({"type": "ping"}),
+            json!({"id": "c", "choices": null, "usage": {"total_tokens": 3}}),
+            json!({"id": "c", "choices": [], "system_fingerprint": "fp"}),
+        ]);
+        assert_eq!(
+            v["choices"][0]["message"],
+            json!({"role": "assistant", "content": "Hi"})
+        );
+        assert_eq!(v["usage"]["total_tokens"], 3);
+        assert!(v.get("type").is_none(), "a keep-alive leaves no trace");
+        assert_eq!(v["system_fingerprint"], "fp", "fields of chunks are kept");
+        assert_eq!(v["model"], "m");
+    }
+
+    #[test]
+    fn a_non_object_chunk_is_a_decode_error() {
+        let mut a = ChatAssembler::default();
+        assert!(matches!(a.absorb(&json!([1])), Err(Error::Decode(_))));
+        assert!(matches!(
+            a.absorb(&json!({"choices": "x"})),
+            Err(Error::Decode(_))
+        ));
+    }
+}
