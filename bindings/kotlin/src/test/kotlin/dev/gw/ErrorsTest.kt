@@ -19,6 +19,8 @@ class ErrorsTest : GwTestBase() {
         assertEquals("authentication_error", e.type)
         assertEquals("invalid_api_key", e.code)
         assertEquals(401, e.response!!.status)
+        assertTrue(e.response!!.requestId!!.isNotEmpty(), "x-request-id")
+        assertTrue(e.message!!.contains("request_id=${e.response!!.requestId}"), e.message)
         assertTrue(e.response!!.url!!.endsWith("/v1/chat/completions"), e.response!!.url)
         for (text in listOf(e.message!!, e.toString(), e.error.toString(), e.response.toString())) {
             assertFalse(text.contains("sk-wrong-secret-42"), text)

@@ -51,6 +51,27 @@ class StreamTest : GwTestBase() {
     }
 
     @Test
+    fun `two choices per chunk are told apart by choiceIndex`() = withClient { gw ->
+        MockGateway.fault("""{"action":"stream_shape","shape":"n2"}""")
+        val events = gw.chatStream(json("""{"model":"gpt-test","n":2,"messages":[{"role":"user","content":"red green"}]}""")).toList()
+        val chunks = events.filterIsInstance<GwEvent.Chunk>()
+        fun textOf(choice: Int) = chunks.filter { it.choiceIndex == choice }.mapNotNull { it.textDelta }.joinToString("")
+        assertEquals("Echo: red green", textOf(0))
+        assertEquals("ECHO: RED GREEN", textOf(1)) // the mock answers choice 1 in capitals
+        val completion = (events.last() as GwEvent.Done).decode<ChatCompletion>()
+        assertEquals(listOf("Echo: red green", "ECHO: RED GREEN"), completion.choices.map { it.message!!.text })
+    }
+
+    @Test
+    fun `fields the model classes do not name stay in extra`() = withClient { gw ->
+        MockGateway.fault("""{"action":"stream_shape","shape":"extra_fields"}""")
+        val chunks = gw.chatStream(json(long)).toList().filterIsInstance<GwEvent.Chunk>()
+        val typed = chunks.map { it.decode<ChatCompletionChunk>() }
+        assertTrue(typed.any { it.extra.containsKey("system_fingerprint") }, typed.first().toString())
+        assertTrue(typed.flatMap { it.choices }.any { it.extra.isNotEmpty() || it.delta.extra.isNotEmpty() })
+    }
+
+    @Test
     fun `a Responses stream gives named events then the response`() = withClient { gw ->
         val events = gw.responsesStream(json("""{"model":"resp-test","input":"stream this please"}""")).toList()
         val chunks = events.filterIsInstance<GwEvent.Chunk>()
