@@ -29,6 +29,16 @@ class ClientTest : GwTestBase() {
     }
 
     @Test
+    fun `a client from gw's options JSON as is`() = runBlocking {
+        GwClient(json("""{"base_url":"${MockGateway.url}/v1","api_key":"${MockGateway.API_KEY}","headers":{"x-from":"json"}}""")).use { gw ->
+            assertEquals("chat.completion", gw.chat(json(CHAT)).str("object"))
+        }
+        val sent = MockGateway.requests().single()
+        assertEquals("/v1/chat/completions", sent.str("path"), "a base URL ending in /v1 never gives /v1/v1")
+        assertEquals("json", sent.header("x-from"))
+    }
+
+    @Test
     fun `plain http to a non-loopback host is refused`() {
         val e = assertThrows<GwException.InvalidArgument> {
             GwClient(GwOptions(baseUrl = "http://gateway.example", apiKey = "k"))

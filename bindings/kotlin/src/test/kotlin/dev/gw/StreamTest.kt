@@ -4,6 +4,8 @@ import dev.gw.model.ChatCompletion
 import dev.gw.model.ChatCompletionChunk
 import dev.gw.model.ChatMessage
 import dev.gw.model.ChatRequest
+import dev.gw.model.ModelResponse
+import dev.gw.model.ResponsesRequest
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.cancel
 import kotlinx.coroutines.flow.catch
@@ -79,6 +81,8 @@ class StreamTest : GwTestBase() {
         assertEquals("response.completed", chunks.last().event)
         val done = events.last() as GwEvent.Done
         assertEquals("completed", done.result.str("status"))
+        val typed = gw.responsesStream(ResponsesRequest("resp-test", "stream this please")).result().decodeAs<ModelResponse>()
+        assertEquals(chunks.mapNotNull { it.textDelta }.joinToString(""), typed.outputText)
     }
 
     @Test
