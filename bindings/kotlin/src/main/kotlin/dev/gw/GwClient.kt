@@ -97,6 +97,16 @@ class GwClient private constructor(optionsJson: String) : AutoCloseable {
         parseAnswer(callText(options, invoke)) as? JsonObject
             ?: throw gwError(-4, "the answer is not a JSON object", null)
 
+    /** The common shape `int gw_xxx(client, request_json, out)` with a JSON request. */
+    internal suspend fun postJson(
+        request: JsonObject,
+        options: CallOptions,
+        fn: (Pointer, ByteArray?, Pointer) -> Int,
+    ): JsonObject {
+        val body = cString(request.toString(), "request")
+        return callObject(options) { h, out -> fn(h, body, out) }
+    }
+
     internal fun parseAnswer(text: String): JsonElement =
         try {
             GwJson.parseToJsonElement(text)

@@ -13,19 +13,15 @@ import kotlinx.serialization.json.JsonObject
 // Image operations: generation, edits with URLs (JSON) and edits with uploaded files.
 
 /** POST /v1/images/generations. */
-suspend fun GwClient.imageGenerate(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> GwNative.gw_image_generate(h, body, out) }
-}
+suspend fun GwClient.imageGenerate(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
+    postJson(request, options, GwNative::gw_image_generate)
 
 suspend fun GwClient.imageGenerate(request: ImageGenerationRequest, options: CallOptions = CallOptions.NONE): ImageResult =
     decodeAnswer(ImageResult.serializer(), imageGenerate(requestJson(ImageGenerationRequest.serializer(), request), options))
 
 /** POST /v1/images/edits, JSON form: `image` (and `mask`) are URLs. */
-suspend fun GwClient.imageEdit(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> GwNative.gw_image_edit(h, body, out) }
-}
+suspend fun GwClient.imageEdit(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
+    postJson(request, options, GwNative::gw_image_edit)
 
 suspend fun GwClient.imageEdit(request: ImageEditRequest, options: CallOptions = CallOptions.NONE): ImageResult =
     decodeAnswer(ImageResult.serializer(), imageEdit(requestJson(ImageEditRequest.serializer(), request), options))

@@ -20,10 +20,8 @@ import kotlinx.serialization.json.JsonObject
 // as a model class, and [CallOptions] for this call only.
 
 /** POST /v1/chat/completions; `"stream": true` is refused here, use [chatStream]. */
-suspend fun GwClient.chat(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> GwNative.gw_chat(h, body, out) }
-}
+suspend fun GwClient.chat(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
+    postJson(request, options, GwNative::gw_chat)
 
 suspend fun GwClient.chat(request: ChatRequest, options: CallOptions = CallOptions.NONE): ChatCompletion =
     decodeAnswer(ChatCompletion.serializer(), chat(requestJson(ChatRequest.serializer(), request), options))
@@ -41,10 +39,8 @@ fun GwClient.chatStream(request: ChatRequest, options: CallOptions = CallOptions
     chatStream(requestJson(ChatRequest.serializer(), request), options)
 
 /** POST /v1/responses (the Responses format). */
-suspend fun GwClient.responses(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> GwNative.gw_responses(h, body, out) }
-}
+suspend fun GwClient.responses(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
+    postJson(request, options, GwNative::gw_responses)
 
 suspend fun GwClient.responses(request: ResponsesRequest, options: CallOptions = CallOptions.NONE): ModelResponse =
     decodeAnswer(ModelResponse.serializer(), responses(requestJson(ResponsesRequest.serializer(), request), options))
@@ -59,10 +55,8 @@ fun GwClient.responsesStream(request: ResponsesRequest, options: CallOptions = C
     responsesStream(requestJson(ResponsesRequest.serializer(), request), options)
 
 /** POST /v1/embeddings. */
-suspend fun GwClient.embeddings(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> GwNative.gw_embeddings(h, body, out) }
-}
+suspend fun GwClient.embeddings(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
+    postJson(request, options, GwNative::gw_embeddings)
 
 /** Embeddings with every vector a FloatArray, `float` and `base64` encodings alike. */
 suspend fun GwClient.embeddings(request: EmbeddingRequest, options: CallOptions = CallOptions.NONE): EmbeddingList =

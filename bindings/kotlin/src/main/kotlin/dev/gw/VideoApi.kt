@@ -44,21 +44,21 @@ enum class VideoFamily(val native: Int) {
 
 /** POST /v1/video/create: `{"task_id","status"}`; poll with [VideoFamily.UNIFIED]. */
 suspend fun GwClient.videoCreate(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
-    jsonCall(request, options, GwNative::gw_video_create)
+    postJson(request, options, GwNative::gw_video_create)
 
 suspend fun GwClient.videoCreate(request: VideoRequest, options: CallOptions = CallOptions.NONE): VideoTask =
     typed(videoCreate(requestJson(VideoRequest.serializer(), request), options))
 
 /** POST /v1/video/generations (unified format); poll with [VideoFamily.UNIFIED]. */
 suspend fun GwClient.videoGenerate(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
-    jsonCall(request, options, GwNative::gw_video_generate)
+    postJson(request, options, GwNative::gw_video_generate)
 
 suspend fun GwClient.videoGenerate(request: VideoRequest, options: CallOptions = CallOptions.NONE): VideoTask =
     typed(videoGenerate(requestJson(VideoRequest.serializer(), request), options))
 
 /** POST /v1/videos (a video with a character): `{"id","status"}`; poll with [VideoFamily.CHARACTER]. */
 suspend fun GwClient.videoCharacter(request: JsonObject, options: CallOptions = CallOptions.NONE): JsonObject =
-    jsonCall(request, options, GwNative::gw_video_character)
+    postJson(request, options, GwNative::gw_video_character)
 
 suspend fun GwClient.videoCharacter(request: VideoRequest, options: CallOptions = CallOptions.NONE): VideoTask =
     typed(videoCharacter(requestJson(VideoRequest.serializer(), request), options))
@@ -158,14 +158,5 @@ fun GwClient.videoWaitFlow(
 }
 
 private val liveCallbacks: MutableSet<Any> = Collections.newSetFromMap(IdentityHashMap())
-
-private suspend fun GwClient.jsonCall(
-    request: JsonObject,
-    options: CallOptions,
-    fn: (Pointer, ByteArray?, Pointer) -> Int,
-): JsonObject {
-    val body = cString(request.toString(), "request")
-    return callObject(options) { h, out -> fn(h, body, out) }
-}
 
 private fun typed(answer: JsonObject): VideoTask = decodeAnswer(VideoTask.serializer(), answer)
