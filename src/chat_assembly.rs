@@ -23,6 +23,9 @@ use crate::error::Error;
 pub(crate) struct ChatAssembler {
     top: Map<String, Value>,
     choices: BTreeMap<u64, ChoiceSoFar>,
+    /// Bytes of text the joined deltas and logprobs hold so far (an upper bound):
+    /// the assembled answer grows with the stream, so it has a cap of its own.
+    retained: usize,
 }
 
 #[derive(Default)]
@@ -78,6 +81,7 @@ impl ChatAssembler {
                 match key.as_str() {
                     "index" => {}
                     "delta" => {
+                        self.retained += text_bytes(value);
                         if let Some(piece) = acc.absorb_delta(value).filter(|p| !p.is_empty()) {
                             match texts.iter_mut().find(|(i, _)| *i == index as usize) {
                                 Some((_, t)) => t.push_str(&piece),
@@ -85,13 +89,21 @@ impl ChatAssembler {
                             }
                         }
                     }
-                    "logprobs" => merge_joining(&mut acc.fields, key, value),
+                    "logprobs" => {
+                        self.retained += text_bytes(value);
+                        merge_joining(&mut acc.fields, key, value)
+                    }
                     _ => merge_latest(&mut acc.fields, key, value),
                 }
             }
         }
         texts.sort_by_key(|(i, _)| *i);
         Ok(texts)
+    }
+
+    /// Bytes the assembled answer holds so far (an upper bound).
+    pub(crate) fn retained(&self) -> usize {
+        self.retained
     }
 
     /// The assembled `chat.completion` text.
@@ -115,6 +127,16 @@ impl ChatAssembler {
             out.insert("usage".into(), u);
         }
         Value::Object(out).to_string()
+    }
+}
+
+/// The bytes of the strings in `v` (keys included): what merging it keeps.
+fn text_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + text_bytes(v)).sum(),
+        _ => 8,
     }
 }
 

@@ -135,7 +135,8 @@ impl EventStream {
         let options = self.client.options();
         let parser =
             SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
-        Ok(StreamDriver::new(self.kind, parser))
+        let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
+        Ok(StreamDriver::new(self.kind, parser).assembly_limit(limit))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,

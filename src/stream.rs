@@ -53,6 +53,8 @@ pub struct StreamDriver<R> {
     final_object: Option<String>,
     /// The Responses terminal event was delivered: the next step is `Done`.
     ended: bool,
+    /// The largest chat answer assembled from the chunks (max_response_bytes).
+    assembly_limit: usize,
 }
 
 impl<R: BufRead> StreamDriver<R> {
@@ -69,7 +71,14 @@ impl<R: BufRead> StreamDriver<R> {
             pending: Default::default(),
             final_object: None,
             ended: false,
+            assembly_limit: usize::MAX,
         }
+    }
+
+    /// Caps the answer assembled from a chat stream's chunks.
+    pub fn assembly_limit(mut self, bytes: usize) -> Self {
+        self.assembly_limit = bytes;
+        self
     }
 
     /// Events handed out so far.
@@ -158,7 +167,14 @@ impl<R: BufRead> StreamDriver<R> {
         let mut name = ev.event;
         match self.kind {
             StreamKind::Chat => {
-                let mut texts = self.chat.absorb(&data)?.into_iter();
+                let texts = self.chat.absorb(&data)?;
+                if self.chat.retained() > self.assembly_limit {
+                    return Err(Error::TooLarge(format!(
+                        "the assembled answer is over max_response_bytes ({} bytes)",
+                        self.assembly_limit
+                    )));
+                }
+                let mut texts = texts.into_iter();
                 if let Some((choice, text)) = texts.next() {
                     self.choice = choice;
                     self.text = Some(text);

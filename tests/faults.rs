@@ -259,3 +259,22 @@ fn a_zip_bomb_is_too_large_not_out_of_memory() {
     let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
     assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
 }
+
+#[test]
+fn the_assembled_answer_of_a_long_stream_has_a_cap() {
+    let mock = MockGateway::start();
+    // Many events, each small: no line or event cap applies, the answer keeps growing.
+    let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"0123456789012345678901234567890123456789\"}}]}\n\n";
+    let body: String = std::iter::repeat_n(chunk, 2000).collect();
+    let bytes = format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n");
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(
+        &mock,
+        json!({"max_retries": 0, "max_response_bytes": 32768}),
+    );
+    let e = c
+        .stream(&ops::CHAT, &chat("hi"), &mut |_| true)
+        .unwrap_err();
+    assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
+    assert!(e.to_string().contains("assembled answer"), "{e}");
+}
