@@ -5,9 +5,9 @@
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp test-kotlin
 
-.PHONY: all build demo test bench bench-go $(TEST_SUITES) install clean
+.PHONY: all build demo test bench bench-go bench-kotlin $(TEST_SUITES) install clean
 
 all: build
 
@@ -58,6 +58,14 @@ bench-go: build
 
 test-cpp: build
 	scripts/test-cpp.sh
+
+# bindings/kotlin: JUnit 5 through Maven against gw-mock.
+test-kotlin: build
+	scripts/test-kotlin.sh
+
+# The Kotlin binding against openai-java on gw-mock (prints a table; not in `make test`).
+bench-kotlin: build
+	scripts/bench-kotlin.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

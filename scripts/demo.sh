@@ -35,5 +35,6 @@ for example in chat_stream image video; do
 done
 scripts/demo-go.sh
 scripts/demo-cpp.sh
+scripts/demo-kotlin.sh
 echo
 echo "demo: all examples succeeded"

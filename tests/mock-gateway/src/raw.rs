@@ -35,6 +35,8 @@ impl RawAwareListener {
                 shared
                     .connections
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // Small SSE writes must leave at once, not wait for a delayed ACK (Nagle).
+                let _ = stream.set_nodelay(true);
                 let tx = tx.clone();
                 let shared = shared.clone();
                 tokio::spawn(async move {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs Maven and a JDK (17+) from Debian when missing; does nothing when both are there.
+# Used by .ci/run before `make test` (test-kotlin needs them).
+set -euo pipefail
+
+have_jdk() {
+    command -v javac >/dev/null || return 1
+    local v
+    v="$(javac -version 2>&1 | sed -n 's/^javac \([0-9]*\).*/\1/p')"
+    [ "${v:-0}" -ge 17 ]
+}
+
+if command -v mvn >/dev/null && have_jdk; then
+    echo "install-maven: maven and JDK $(javac -version 2>&1 | cut -d' ' -f2) are present"
+    exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+packages=(maven)
+have_jdk || packages+=(openjdk-17-jdk-headless)
+echo "install-maven: installing ${packages[*]}"
+$sudo apt-get update </dev/null
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${packages[@]}" </dev/null
