@@ -24,7 +24,7 @@ type Options struct {
 	RetryMaxDelay  time.Duration // default 8s
 	RetryAfterCap  time.Duration // longest Retry-After honoured; default 60s
 
-	Proxy                  string            // http://, https:// or socks5://; default from HTTP(S)_PROXY
+	Proxy                  string            // http:// or https:// (SOCKS is refused); default from HTTP(S)_PROXY
 	Headers                map[string]string // extra headers on every request
 	DisableValidation      bool              // skip the documented-limit checks before sending
 	DisableIdempotencyKeys bool              // no automatic Idempotency-Key on POSTs
