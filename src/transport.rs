@@ -147,15 +147,8 @@ fn lookup_with(
         if current_cancelled() {
             return Err(Error::Io(cancelled_io()));
         }
-        let slice = match deadline {
-            Some(d) => {
-                let left = d.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(Error::Timeout(Timeout::Resolve));
-                }
-                left.min(POLL_SLICE)
-            }
-            None => POLL_SLICE,
+        let Some(slice) = next_slice(deadline) else {
+            return Err(Error::Timeout(Timeout::Resolve));
         };
         match rx.recv_timeout(slice) {
             Ok(Ok(addrs)) => return Ok(addrs),
@@ -163,6 +156,18 @@ fn lookup_with(
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => return Err(Error::HostNotFound),
         }
+    }
+}
+
+/// How long a sliced wait may block before it looks at the cancel flag again;
+/// None once `deadline` has passed.
+fn next_slice(deadline: Option<Instant>) -> Option<Duration> {
+    match deadline {
+        Some(d) => {
+            let left = d.saturating_duration_since(Instant::now());
+            (!left.is_zero()).then(|| left.min(POLL_SLICE))
+        }
+        None => Some(POLL_SLICE),
     }
 }
 
@@ -249,15 +254,8 @@ fn connect_cancellable(addr: SocketAddr, deadline: Option<Instant>) -> io::Resul
             if current_cancelled() {
                 return Err(cancelled_io());
             }
-            let slice = match deadline {
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(io::ErrorKind::TimedOut.into());
-                    }
-                    left.min(POLL_SLICE)
-                }
-                None => POLL_SLICE,
+            let Some(slice) = next_slice(deadline) else {
+                return Err(io::ErrorKind::TimedOut.into());
             };
             let mut pfd = libc::pollfd {
                 fd: raw,

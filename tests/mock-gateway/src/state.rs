@@ -102,8 +102,13 @@ impl Shared {
 
     /// Takes one use of the first fault that applies to this request.
     pub fn take_fault(&self, path: &str, is_stream: bool) -> Option<Fault> {
+        self.take_first(|f| f.applies(path, is_stream))
+    }
+
+    /// Takes one use of the first queued fault `wanted` accepts.
+    fn take_first(&self, wanted: impl Fn(&Fault) -> bool) -> Option<Fault> {
         let mut g = self.lock();
-        let i = g.faults.iter().position(|f| f.applies(path, is_stream))?;
+        let i = g.faults.iter().position(wanted)?;
         let f = &mut g.faults[i];
         f.times -= 1;
         let taken = f.clone();
@@ -120,17 +125,9 @@ impl Shared {
 
     /// Takes one use of the first raw fault matching `path`.
     pub fn take_raw_fault(&self, path: &str) -> Option<Fault> {
-        let mut g = self.lock();
-        let i = g.faults.iter().position(|f| {
+        self.take_first(|f| {
             f.action.is_raw() && f.matches.as_deref().map_or(true, |m| path.starts_with(m))
-        })?;
-        let f = &mut g.faults[i];
-        f.times -= 1;
-        let taken = f.clone();
-        if taken.times == 0 {
-            g.faults.remove(i);
-        }
-        Some(taken)
+        })
     }
 
     /// The faults still queued, as JSON with their remaining `times`.
