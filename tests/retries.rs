@@ -108,13 +108,12 @@ fn retry_after_seconds_is_honoured() {
 
 #[test]
 fn retry_after_http_date_is_honoured() {
-    let in_two_seconds =
-        httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
-    // A date has one-second resolution: the wait is between 1 and 2 seconds.
-    assert!(
-        timed_retry(json!({"retry-after": in_two_seconds}), json!({}))
-            >= Duration::from_millis(990)
-    );
+    // Four seconds out: a date has one-second resolution, and a loaded machine may
+    // take a while to start the mock and send; at least a second must remain.
+    let in_four_seconds =
+        httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(4));
+    let took = timed_retry(json!({"retry-after": in_four_seconds}), json!({}));
+    assert!(took >= Duration::from_millis(990), "{took:?}");
     let past = "Wed, 21 Oct 2015 07:28:00 GMT";
     assert!(timed_retry(json!({"retry-after": past}), json!({})) < Duration::from_secs(2));
 }
