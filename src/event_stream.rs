@@ -177,7 +177,7 @@ impl EventStream {
                     // rather than closed (a TLS handshake saved on the next stream).
                     crate::cancel::set_read_idle(Some(DRAIN_WAIT));
                     driver.drain(DRAIN_LIMIT);
-                    if self.client.options().max_retries > 0 || self.tally.attempts > 0 {
+                    if crate::log::enabled(Level::Debug) {
                         self.client.log(
                             Level::Debug,
                             &format!(

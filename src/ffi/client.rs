@@ -134,14 +134,25 @@ pub unsafe extern "C" fn gw_client_create(
     client: *mut *mut gw_client,
     err_json: *mut *mut c_char,
 ) -> c_int {
+    hand_out_into(client, err_json, || {
+        let json = args::optional_text(options_json, "options_json")?.unwrap_or("");
+        Client::new(Options::from_json(json)?)
+    })
+}
+
+/// The out-parameter forms' shared path: `*client` NULL unless `make` succeeds,
+/// the error JSON in `*err_json` otherwise.
+unsafe fn hand_out_into(
+    client: *mut *mut gw_client,
+    err_json: *mut *mut c_char,
+    make: impl FnOnce() -> Result<Client, Error>,
+) -> c_int {
     report(err_json, || {
         args::put(client, std::ptr::null_mut());
         if client.is_null() {
             return Err(Error::invalid_param("client", "client: must not be NULL"));
         }
-        let json = args::optional_text(options_json, "options_json")?.unwrap_or("");
-        let made = Client::new(Options::from_json(json)?)?;
-        *client = gw_client::into_raw(made);
+        *client = gw_client::into_raw(make()?);
         Ok(())
     })
 }
@@ -179,14 +190,7 @@ pub unsafe extern "C" fn gw_client_create_derived(
     client: *mut *mut gw_client,
     err_json: *mut *mut c_char,
 ) -> c_int {
-    report(err_json, || {
-        args::put(client, std::ptr::null_mut());
-        if client.is_null() {
-            return Err(Error::invalid_param("client", "client: must not be NULL"));
-        }
-        *client = gw_client::into_raw(derive(base, options_json)?);
-        Ok(())
-    })
+    hand_out_into(client, err_json, || derive(base, options_json))
 }
 
 unsafe fn derive(base: *const gw_client, options_json: *const c_char) -> Result<Client, Error> {
