@@ -21,7 +21,7 @@ use crate::event_stream::EventStream;
 use crate::headers;
 use crate::log::{self, Level};
 use crate::meta::ResponseMeta;
-use crate::multipart::Form;
+use crate::multipart::{EncodedForm, Form};
 use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
 use crate::options::{BaseUrl, Options};
 use crate::redirect;
@@ -88,8 +88,17 @@ pub(crate) struct Outgoing<'a> {
     pub method: Method,
     pub path: String,
     pub auth: Auth,
-    pub body: Option<(&'a str, &'a [u8])>,
+    /// The content type and the body.
+    pub body: Option<(&'a str, Payload<'a>)>,
     pub accept: &'static str,
+}
+
+/// A request body, sent again whole on every attempt and hop.
+#[derive(Clone, Copy)]
+pub(crate) enum Payload<'a> {
+    Bytes(&'a [u8]),
+    /// Read from the caller's file bytes as it is sent (no copy of the payload).
+    Form(&'a EncodedForm<'a>),
 }
 
 /// One request of an attempt: the first, or one a redirect leads to.
@@ -99,7 +108,7 @@ struct Hop<'a> {
     url: &'a str,
     /// None once a redirect left the base URL's origin: no credentials.
     auth: Option<Auth>,
-    body: Option<(&'a str, &'a [u8])>,
+    body: Option<(&'a str, Payload<'a>)>,
     accept: &'a str,
 }
 
@@ -352,7 +361,9 @@ impl Client {
                 method: op.method,
                 path,
                 auth: op.auth,
-                body: bytes.as_deref().map(|b| ("application/json", b)),
+                body: bytes
+                    .as_deref()
+                    .map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
             let text = self.exchange(&out, op.reply, deadline, tally)?;
@@ -385,12 +396,12 @@ impl Client {
             if self.options.validate {
                 validate::check(op.rules, &form.fields_json())?;
             }
-            let (content_type, bytes) = form.encode();
+            let encoded = form.encode();
             let out = Outgoing {
                 method: op.method,
                 path: op.path_with(params)?,
                 auth: op.auth,
-                body: Some((&content_type, &bytes)),
+                body: Some((encoded.content_type(), Payload::Form(&encoded))),
                 accept: "application/json",
             };
             self.exchange(&out, op.reply, self.default_deadline(), tally)
@@ -440,7 +451,9 @@ impl Client {
                 method: method_kind,
                 path: path.to_string(),
                 auth,
-                body: bytes.as_deref().map(|b| ("application/json", b)),
+                body: bytes
+                    .as_deref()
+                    .map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
             self.exchange(
@@ -805,33 +818,26 @@ impl Client {
         // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
         crate::cancel::set_read_idle(None);
         let result = match body {
-            Some((content_type, bytes)) => {
-                let request = builder
-                    .header(http::header::CONTENT_TYPE, content_type)
-                    .body(bytes)
-                    .map_err(invalid)?;
-                let request = self
-                    .agent
-                    .configure_request(request)
-                    .timeout_global(remaining)
-                    .timeout_connect(self.options.connect_timeout())
-                    .timeout_recv_response(self.options.first_byte_timeout())
-                    .timeout_per_read(None)
-                    .build();
-                self.agent.run(request)
+            Some((content_type, payload)) => {
+                let builder = builder.header(http::header::CONTENT_TYPE, content_type);
+                match payload {
+                    Payload::Bytes(bytes) => {
+                        self.run_request(builder.body(bytes).map_err(invalid)?, remaining)
+                    }
+                    Payload::Form(form) => {
+                        // A fresh reader per attempt and hop: each sends the whole body.
+                        // The Content-Length given here makes ureq send the reader's
+                        // bytes length-delimited, not chunked.
+                        let mut reader = form.reader();
+                        let request = builder
+                            .header(http::header::CONTENT_LENGTH, form.len())
+                            .body(ureq::SendBody::from_reader(&mut reader))
+                            .map_err(invalid)?;
+                        self.run_request(request, remaining)
+                    }
+                }
             }
-            None => {
-                let request = builder.body(()).map_err(invalid)?;
-                let request = self
-                    .agent
-                    .configure_request(request)
-                    .timeout_global(remaining)
-                    .timeout_connect(self.options.connect_timeout())
-                    .timeout_recv_response(self.options.first_byte_timeout())
-                    .timeout_per_read(None)
-                    .build();
-                self.agent.run(request)
-            }
+            None => self.run_request(builder.body(()).map_err(invalid)?, remaining),
         };
         // The head is in (or the attempt is over): from here every read of the body or
         // stream may be silent for read_timeout_ms at most.
@@ -840,6 +846,23 @@ impl Client {
             tally.head_timed_out = true;
         }
         result.map_err(map_ureq)
+    }
+
+    /// Runs one request with the call's timeouts.
+    fn run_request(
+        &self,
+        request: http::Request<impl ureq::AsSendBody>,
+        remaining: Option<Duration>,
+    ) -> Result<Response<Body>, ureq::Error> {
+        let request = self
+            .agent
+            .configure_request(request)
+            .timeout_global(remaining)
+            .timeout_connect(self.options.connect_timeout())
+            .timeout_recv_response(self.options.first_byte_timeout())
+            .timeout_per_read(None)
+            .build();
+        self.agent.run(request)
     }
 
     pub(crate) fn read_text(&self, response: Response<Body>, limit: u64) -> Result<String, Error> {

@@ -11,7 +11,7 @@ use ureq::http;
 use ureq::BodyReader;
 
 use crate::cancel::{CallScope, CancelToken};
-use crate::client::{Outgoing, Tally};
+use crate::client::{Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
 use crate::ops::{Auth, Method, Operation, StreamKind};
@@ -118,7 +118,7 @@ impl EventStream {
             method: self.method,
             path: self.path.clone(),
             auth: self.auth,
-            body: Some(("application/json", &self.body)),
+            body: Some(("application/json", Payload::Bytes(&self.body))),
             accept: "text/event-stream",
         };
         let response = self.client.send(&out, self.deadline, &mut self.tally)?;

@@ -48,7 +48,7 @@ pub use client::Client;
 pub use error::*;
 pub use event_stream::EventStream;
 pub use meta::ResponseMeta;
-pub use multipart::{FilePart, Form};
+pub use multipart::{EncodedForm, FilePart, Form, FormReader};
 pub use options::{BaseUrl, Options};
 pub use stream::StreamEvent;
 pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};

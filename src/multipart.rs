@@ -1,6 +1,11 @@
-//! `multipart/form-data` bodies (RFC 7578), built in memory for the image edit
-//! upload: the request's JSON fields as text parts, then the files.
+//! `multipart/form-data` bodies (RFC 7578) for the image edit upload: the
+//! request's JSON fields as text parts, then the files. The body is read from
+//! the caller's file bytes as it is sent, never copied into one buffer.
 
+use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
@@ -68,29 +73,37 @@ impl<'a> Form<'a> {
         Value::Object(all)
     }
 
-    /// (Content-Type header, body bytes).
-    pub fn encode(&self) -> (String, Vec<u8>) {
-        let boundary = self.boundary();
-        let mut body = Vec::with_capacity(
-            self.files
-                .iter()
-                .map(|f| f.bytes.len() + 256)
-                .sum::<usize>()
-                + 1024,
-        );
-        for (name, value) in &self.fields {
-            let text = match value {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
+    /// The form as it goes on the wire: the text parts and the part heads are
+    /// written out here, the files stay borrowed (no copy of the payload).
+    pub fn encode(&self) -> EncodedForm<'_> {
+        self.encode_with(random_boundary)
+    }
+
+    /// `encode`, taking boundary candidates from `candidate` (tests force a clash).
+    fn encode_with(&self, candidate: impl FnMut() -> String) -> EncodedForm<'_> {
+        let texts: Vec<(&String, String)> = self
+            .fields
+            .iter()
+            .map(|(name, value)| {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (name, text)
+            })
+            .collect();
+        let boundary = self.boundary(&texts, candidate);
+        let mut pieces = Vec::with_capacity(2 * self.files.len() + 1);
+        let mut owned = Vec::with_capacity(256 * (texts.len() + 1));
+        for (name, text) in &texts {
             head(
-                &mut body,
+                &mut owned,
                 &boundary,
                 &format!("form-data; name=\"{}\"", escape(name)),
                 None,
             );
-            body.extend_from_slice(text.as_bytes());
-            body.extend_from_slice(b"\r\n");
+            owned.extend_from_slice(text.as_bytes());
+            owned.extend_from_slice(b"\r\n");
         }
         for f in &self.files {
             let disposition = format!(
@@ -98,34 +111,115 @@ impl<'a> Form<'a> {
                 escape(&f.field),
                 escape(&f.filename)
             );
-            head(&mut body, &boundary, &disposition, Some(&f.content_type));
-            body.extend_from_slice(f.bytes);
-            body.extend_from_slice(b"\r\n");
+            head(&mut owned, &boundary, &disposition, Some(&f.content_type));
+            pieces.push(Cow::Owned(std::mem::take(&mut owned)));
+            pieces.push(Cow::Borrowed(f.bytes));
+            owned.extend_from_slice(b"\r\n");
         }
-        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-        (format!("multipart/form-data; boundary={boundary}"), body)
+        owned.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        pieces.push(Cow::Owned(owned));
+        EncodedForm {
+            content_type: format!("multipart/form-data; boundary={boundary}"),
+            len: pieces.iter().map(|p| p.len() as u64).sum(),
+            pieces,
+        }
     }
 
-    /// A boundary that occurs in no part.
-    fn boundary(&self) -> String {
-        static COUNTER: AtomicU64 = AtomicU64::new(0x5eed);
+    /// The first candidate that occurs in no part. With 128 random bits a clash
+    /// does not happen by chance, and the bytes were fixed before the boundary was
+    /// drawn, so none can be made to order; the check (memchr's SIMD search, a few
+    /// ms for 50 MiB) keeps the body well-formed even then.
+    fn boundary(
+        &self,
+        texts: &[(&String, String)],
+        mut candidate: impl FnMut() -> String,
+    ) -> String {
         loop {
-            let n = COUNTER.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
-            let candidate = format!("gw-boundary-{n:016x}");
-            let needle = candidate.as_bytes();
-            let clash = self
-                .files
-                .iter()
-                .any(|f| f.bytes.windows(needle.len()).any(|w| w == needle))
-                || self
-                    .fields
-                    .values()
-                    .any(|v| v.to_string().contains(&candidate));
+            let boundary = candidate();
+            let finder = memchr::memmem::Finder::new(boundary.as_bytes());
+            let clash = self.files.iter().any(|f| finder.find(f.bytes).is_some())
+                || texts
+                    .iter()
+                    .any(|(_, text)| finder.find(text.as_bytes()).is_some());
             if !clash {
-                return candidate;
+                return boundary;
             }
         }
     }
+}
+
+/// A form ready to send: the content type (with its boundary) and the body as
+/// pieces, written text and borrowed file bytes, read in order.
+#[derive(Debug)]
+pub struct EncodedForm<'a> {
+    content_type: String,
+    pieces: Vec<Cow<'a, [u8]>>,
+    len: u64,
+}
+
+impl<'a> EncodedForm<'a> {
+    /// `multipart/form-data; boundary=...`
+    pub fn content_type(&self) -> &str {
+        &self.content_type
+    }
+
+    /// The body's length in bytes (its Content-Length).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The body from its start: each attempt of a call reads a fresh one.
+    pub fn reader(&self) -> FormReader<'_> {
+        FormReader {
+            pieces: &self.pieces,
+            at: 0,
+        }
+    }
+}
+
+/// Reads an encoded form's pieces one after the other, copying straight from
+/// the caller's bytes into the buffer it is given.
+#[derive(Debug)]
+pub struct FormReader<'a> {
+    pieces: &'a [Cow<'a, [u8]>],
+    /// The read position in `pieces[0]`.
+    at: usize,
+}
+
+impl Read for FormReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            let Some((piece, rest)) = self.pieces.split_first() else {
+                break;
+            };
+            let left = &piece[self.at..];
+            let n = left.len().min(buf.len() - filled);
+            buf[filled..filled + n].copy_from_slice(&left[..n]);
+            filled += n;
+            self.at += n;
+            if self.at == piece.len() {
+                self.pieces = rest;
+                self.at = 0;
+            }
+        }
+        Ok(filled)
+    }
+}
+
+/// 32 hex digits from std's per-process random SipHash keys (seeded from the
+/// OS) over a counter: unpredictable, distinct per call, no extra crate.
+fn random_boundary() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let keys = RandomState::new();
+    let a = keys.hash_one((n, 0u8));
+    let b = keys.hash_one((n, 1u8));
+    format!("gw-{a:016x}{b:016x}")
 }
 
 fn head(body: &mut Vec<u8>, boundary: &str, disposition: &str, content_type: Option<&str>) {
@@ -150,23 +244,95 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn encodes_fields_then_files() {
-        let mut form = Form::from_fields(&json!({"prompt": "make it blue", "n": 2})).unwrap();
-        form.add_file(FilePart {
+    fn body_of(encoded: &EncodedForm<'_>) -> Vec<u8> {
+        let mut body = Vec::new();
+        encoded.reader().read_to_end(&mut body).unwrap();
+        body
+    }
+
+    fn image(bytes: &[u8]) -> FilePart<'_> {
+        FilePart {
             field: "image".into(),
             filename: "in.png".into(),
             content_type: "image/png".into(),
-            bytes: b"\x89PNG\r\n",
-        })
-        .unwrap();
-        let (ct, body) = form.encode();
+            bytes,
+        }
+    }
+
+    #[test]
+    fn encodes_fields_then_files() {
+        let mut form = Form::from_fields(&json!({"prompt": "make it blue", "n": 2})).unwrap();
+        form.add_file(image(b"\x89PNG\r\n")).unwrap();
+        let encoded = form.encode();
+        let ct = encoded.content_type();
         let boundary = ct.split("boundary=").nth(1).unwrap();
+        let body = body_of(&encoded);
+        assert_eq!(body.len() as u64, encoded.len());
         let text = String::from_utf8_lossy(&body);
+        assert!(text.starts_with(&format!("--{boundary}\r\n")));
         assert!(text.contains("name=\"prompt\"\r\n\r\nmake it blue\r\n"));
         assert!(text.contains("name=\"n\"\r\n\r\n2\r\n"));
         assert!(text.contains("name=\"image\"; filename=\"in.png\"\r\nContent-Type: image/png\r\n\r\n\u{fffd}PNG\r\n\r\n"));
         assert!(text.ends_with(&format!("--{boundary}--\r\n")));
+    }
+
+    #[test]
+    fn the_reader_gives_the_body_in_any_slices_and_again_from_the_start() {
+        let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let mut form = Form::from_fields(&json!({"prompt": "p"})).unwrap();
+        form.add_file(image(&big)).unwrap();
+        form.add_file(FilePart {
+            field: "mask".into(),
+            filename: "m.png".into(),
+            content_type: "image/png".into(),
+            bytes: b"MASK",
+        })
+        .unwrap();
+        let encoded = form.encode();
+        let whole = body_of(&encoded);
+        assert_eq!(whole.len() as u64, encoded.len());
+        for size in [1, 7, 4096, 1 << 20] {
+            let mut reader = encoded.reader();
+            let mut got = Vec::new();
+            let mut buf = vec![0u8; size];
+            loop {
+                let n = reader.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(got, whole, "read in slices of {size}");
+        }
+        let at = memchr::memmem::find(&whole, &big).expect("the file is in the body");
+        assert!(whole[..at].ends_with(b"Content-Type: image/png\r\n\r\n"));
+    }
+
+    #[test]
+    fn a_boundary_found_in_a_part_is_never_used() {
+        // The first candidate is in the file, the second in a text field.
+        let file = b"\x89PNG\r\n--gw-first\r\n".to_vec();
+        let mut form = Form::from_fields(&json!({"prompt": "say gw-second"})).unwrap();
+        form.add_file(image(&file)).unwrap();
+        let mut candidates = ["gw-first", "gw-second", "gw-third"].into_iter();
+        let encoded = form.encode_with(|| candidates.next().unwrap().to_string());
+        assert_eq!(
+            encoded.content_type(),
+            "multipart/form-data; boundary=gw-third"
+        );
+        let body = body_of(&encoded);
+        // Two parts: two delimiters and the closing one, nothing else.
+        assert_eq!(memchr::memmem::find_iter(&body, b"--gw-third").count(), 3);
+        assert!(memchr::memmem::find(&body, &file).is_some());
+    }
+
+    #[test]
+    fn boundaries_are_random_and_distinct() {
+        let all: std::collections::HashSet<String> = (0..1000).map(|_| random_boundary()).collect();
+        assert_eq!(all.len(), 1000);
+        assert!(all.iter().all(|b| b.len() == 35
+            && b.starts_with("gw-")
+            && b[3..].bytes().all(|c| c.is_ascii_hexdigit())));
     }
 
     #[test]
