@@ -7,6 +7,9 @@
 //! that must run does so on a helper thread the caller waits for in short
 //! slices, the connect is non-blocking and polled in slices, and every socket is
 //! registered with the current call's cancel token before it is read or written.
+//! Small output is held until the next read so a request's head and body leave
+//! in one write, socket timeouts are set only when the one in place does not fit,
+//! and the pool's liveness probe is one non-blocking peek.
 //!
 //! This uses ureq's `unversioned` transport API, which is why ureq is pinned to
 //! an exact version in Cargo.toml.
@@ -27,7 +30,9 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{attach_current, current_cancelled, note_reset, read_idle, POLL_SLICE};
+use crate::cancel::{
+    attach_current, current_call, current_cancelled, note_reset, read_idle, POLL_SLICE,
+};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -198,7 +203,7 @@ impl<In: Transport> Connector<In> for GwTcpConnector {
                     if details.config.no_delay() {
                         stream.set_nodelay(true)?;
                     }
-                    let buffers = LazyBuffers::new(
+                    let buffers = GwBuffers::new(
                         details.config.input_buffer_size(),
                         details.config.output_buffer_size(),
                     );
@@ -325,11 +330,90 @@ fn connect_cancellable(addr: SocketAddr, deadline: Option<Instant>) -> io::Resul
     }
 }
 
+/// Output held back is written at the latest once it reaches this size.
+const HOLD_MAX: usize = 16 * 1024;
+
+/// How far below the wanted limit a socket timeout already in place may be and
+/// still be kept: a call's limits differ from the last call's by microseconds, so
+/// most calls need no `setsockopt`. A timeout that fires early is waited out.
+const TIMEOUT_SLACK: Duration = Duration::from_millis(20);
+
+/// ureq's buffers, with output held back: a small output (a request head) stays
+/// in the buffer and the next one (its body) is written behind it, so both leave
+/// in one write. ureq writes into `output()` in place, so nothing is copied.
+struct GwBuffers {
+    /// The input side as ureq's own buffers keep it (their output is unused).
+    input: LazyBuffers,
+    /// Held bytes, then the window ureq writes into; allocated at first use.
+    output: Vec<u8>,
+    /// The window's size: ureq's output_buffer_size.
+    window: usize,
+    /// Bytes at the start of `output` not written to the socket yet.
+    held: usize,
+}
+
+impl GwBuffers {
+    fn new(input_size: usize, output_size: usize) -> GwBuffers {
+        GwBuffers {
+            input: LazyBuffers::new(input_size, 1),
+            output: Vec::new(),
+            window: output_size,
+            held: 0,
+        }
+    }
+
+    fn window(&mut self) -> &mut [u8] {
+        if self.output.is_empty() {
+            self.output = vec![0; HOLD_MAX + self.window];
+        }
+        &mut self.output[self.held..self.held + self.window]
+    }
+}
+
+impl Buffers for GwBuffers {
+    fn output(&mut self) -> &mut [u8] {
+        self.window()
+    }
+
+    fn input(&self) -> &[u8] {
+        self.input.input()
+    }
+
+    fn input_append_buf(&mut self) -> &mut [u8] {
+        self.input.input_append_buf()
+    }
+
+    fn input_appended(&mut self, amount: usize) {
+        self.input.input_appended(amount)
+    }
+
+    fn input_consume(&mut self, amount: usize) {
+        self.input.input_consume(amount)
+    }
+
+    fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
+        if self.output.is_empty() {
+            self.window();
+        }
+        let (tmp, _) = self.input.tmp_and_output();
+        (tmp, &mut self.output[self.held..self.held + self.window])
+    }
+
+    fn can_use_input(&self) -> bool {
+        self.input.can_use_input()
+    }
+}
+
 /// A TCP connection whose reads and writes a cancel can interrupt.
 pub(crate) struct GwTransport {
     /// Shared (weakly) with the cancel token of the call using it, which shuts it down.
     stream: Arc<TcpStream>,
-    buffers: LazyBuffers,
+    buffers: GwBuffers,
+    /// When the held output must be written by (None: no limit) and the timeout
+    /// to report if it is not.
+    held_deadline: (Option<Instant>, Timeout),
+    /// A write of held output failed.
+    broken: bool,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
     /// The call this socket was last registered for (0: none yet).
@@ -340,10 +424,12 @@ pub(crate) struct GwTransport {
 }
 
 impl GwTransport {
-    fn new(stream: TcpStream, buffers: LazyBuffers) -> GwTransport {
+    fn new(stream: TcpStream, buffers: GwBuffers) -> GwTransport {
         GwTransport {
             stream: Arc::new(stream),
             buffers,
+            held_deadline: (None, Timeout::Global),
+            broken: false,
             read_timeout: None,
             write_timeout: None,
             attached_call: 0,
@@ -354,6 +440,54 @@ impl GwTransport {
     fn check_cancel(&mut self) -> Result<(), Error> {
         if attach_current(&self.stream, &mut self.attached_call) {
             return Err(Error::Io(cancelled_io()));
+        }
+        Ok(())
+    }
+
+    /// Writes the held output. A request has left whole only once this returned
+    /// Ok: a write timeout here is the send's (never "waiting for the answer"),
+    /// so client.rs still knows an unanswered request from an unsent one.
+    fn flush(&mut self) -> Result<(), Error> {
+        if self.buffers.held == 0 {
+            return Ok(());
+        }
+        let result = self.write_held();
+        self.buffers.held = 0;
+        // Part of a request may have left: the connection is never used again.
+        self.broken |= result.is_err();
+        result
+    }
+
+    fn write_held(&mut self) -> Result<(), Error> {
+        let held = self.buffers.held;
+        let (deadline, reason) = self.held_deadline;
+        let mut written = 0;
+        while written < held {
+            let left = match deadline {
+                Some(d) => match d.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return Err(Error::Timeout(reason)),
+                },
+                None => None,
+            };
+            let stream = &self.stream;
+            fit_timeout(&mut self.write_timeout, left, |t| {
+                stream.set_write_timeout(t)
+            })?;
+            match (&**stream).write(&self.buffers.output[written..held]) {
+                Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
+                Ok(n) => written += n,
+                // EINTR is retried here, never turned into a new request.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The socket's timeout may fire before the deadline (see fit_timeout).
+                Err(e) if is_timeout(&e) && deadline.is_some() => {}
+                Err(e) if is_timeout(&e) => return Err(Error::Timeout(reason)),
+                Err(e) => {
+                    self.check_cancel()?;
+                    return Err(e.into());
+                }
+            }
+            self.check_cancel()?;
         }
         Ok(())
     }
@@ -375,52 +509,75 @@ fn io_timeout(timeout: NextTimeout) -> Result<Option<Duration>, Error> {
     Ok(timeout.not_zero().map(|t| *t))
 }
 
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// Gives the socket a timeout for an I/O that may take `want` at most, unless
+/// the one in place fits: no longer than `want` and at most TIMEOUT_SLACK
+/// shorter. A new one is set a little short of `want` (the I/O waits out the
+/// rest if it fires), so that the next calls' limits, a few microseconds
+/// either side, find it fitting.
+fn fit_timeout(
+    current: &mut Option<Duration>,
+    want: Option<Duration>,
+    set: impl FnOnce(Option<Duration>) -> io::Result<()>,
+) -> io::Result<()> {
+    let fits = match (*current, want) {
+        (None, None) => true,
+        (Some(c), Some(w)) => c <= w && w - c <= TIMEOUT_SLACK,
+        _ => false,
+    };
+    if fits {
+        return Ok(());
+    }
+    let new = want.map(|w| {
+        if w > 2 * TIMEOUT_SLACK {
+            w - TIMEOUT_SLACK / 2
+        } else {
+            w
+        }
+    });
+    set(new)?;
+    *current = new;
+    Ok(())
+}
+
 impl Transport for GwTransport {
     fn buffers(&mut self) -> &mut dyn Buffers {
         &mut self.buffers
     }
 
+    /// Holds the output back while it is small: ureq sends a request's head and
+    /// body in two of these, and the next read (or more output) writes them as one.
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), Error> {
         self.check_cancel()?;
         let timeout = timeout.for_write();
         let limit = io_timeout(timeout)?;
-        if limit != self.write_timeout {
-            self.stream.set_write_timeout(limit)?;
-            self.write_timeout = limit;
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        // The earliest limit of what is held applies to all of it.
+        if self.buffers.held == 0
+            || deadline.is_some_and(|d| self.held_deadline.0.is_none_or(|h| d < h))
+        {
+            self.held_deadline = (deadline, timeout.reason);
         }
-        let stream = &self.stream;
-        let attached = &mut self.attached_call;
-        let cancelled = |attached: &mut u64| {
-            if attach_current(stream, attached) {
-                Err(Error::Io(cancelled_io()))
-            } else {
-                Ok(())
-            }
-        };
-        let output = &self.buffers.output()[..amount];
-        let mut written = 0;
-        while written < output.len() {
-            match (&**stream).write(&output[written..]) {
-                Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
-                Ok(n) => written += n,
-                // EINTR is retried here, never turned into a new request.
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Err(Error::Timeout(timeout.reason))
-                }
-                Err(e) => {
-                    cancelled(attached)?;
-                    return Err(e.into());
-                }
-            }
-            cancelled(attached)?;
+        self.buffers.held += amount;
+        if self.buffers.held < HOLD_MAX {
+            return Ok(());
         }
-        Ok(())
+        self.flush()
+    }
+
+    fn maybe_await_input(&mut self, timeout: NextTimeout) -> Result<bool, Error> {
+        // Even when the input at hand will do, what is held goes out now.
+        self.flush()?;
+        if self.buffers.can_use_input() {
+            return Ok(true);
+        }
+        self.await_input(timeout)
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, Error> {
@@ -435,16 +592,17 @@ impl Transport for GwTransport {
             }
         }
         let started = Instant::now();
+        // The request goes out before its answer is awaited; the time this takes
+        // counts against the wait (a slow write leaves less of it).
+        self.flush()?;
         loop {
-            // After an EINTR only the rest of the budget is left.
+            // After an EINTR, or a socket timeout that fired early, only the rest is left.
             let left = limit.map(|l| l.saturating_sub(started.elapsed()));
             if left.is_some_and(|l| l.is_zero()) {
                 return Err(Error::Timeout(timeout.reason));
             }
-            if left != self.read_timeout {
-                self.stream.set_read_timeout(left)?;
-                self.read_timeout = left;
-            }
+            let stream = &self.stream;
+            fit_timeout(&mut self.read_timeout, left, |t| stream.set_read_timeout(t))?;
             let input = self.buffers.input_append_buf();
             match (&*self.stream).read(input) {
                 Ok(n) => {
@@ -454,14 +612,8 @@ impl Transport for GwTransport {
                     return Ok(n > 0);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => self.check_cancel()?,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    return Err(Error::Timeout(timeout.reason))
-                }
+                Err(e) if is_timeout(&e) && limit.is_some() => self.check_cancel()?,
+                Err(e) if is_timeout(&e) => return Err(Error::Timeout(timeout.reason)),
                 Err(e) => {
                     self.check_cancel()?;
                     if e.kind() == io::ErrorKind::ConnectionReset {
@@ -475,12 +627,43 @@ impl Transport for GwTransport {
 
     fn is_open(&mut self) -> bool {
         // In a forked child a pooled connection is the parent's: drop it
-        // unread (only this process's descriptor closes) and connect anew.
-        self.pid == std::process::id() && probe(&self.stream)
+        // unread (only this process's descriptor closes) and connect anew. One
+        // the current call used is this process's (getpid is a syscall: asked
+        // only when the pool hands a connection out, not when it takes it back).
+        // Output still held, or a failed write of it, means a request never
+        // finished: not reusable.
+        let ours = current_call() == Some(self.attached_call) || self.pid == std::process::id();
+        self.buffers.held == 0 && !self.broken && ours && probe(&self.stream)
     }
 }
 
-/// An idle pooled connection is usable when reading would block: no EOF, no stray bytes.
+/// An idle pooled connection is usable when reading would block: no EOF, no
+/// stray bytes. One peek that does not block, leaving the socket as it is.
+#[cfg(unix)]
+fn probe(stream: &TcpStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: a one-byte buffer we own; the descriptor is open while `stream` lives.
+        let n = unsafe {
+            libc::recv(
+                stream.as_raw_fd(),
+                &mut byte as *mut u8 as *mut libc::c_void,
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        if n >= 0 {
+            return false;
+        }
+        match io::Error::last_os_error() {
+            e if e.kind() == io::ErrorKind::Interrupted => continue,
+            e => return e.kind() == io::ErrorKind::WouldBlock,
+        }
+    }
+}
+
+#[cfg(not(unix))]
 fn probe(stream: &TcpStream) -> bool {
     if stream.set_nonblocking(true).is_err() {
         return false;
@@ -581,6 +764,142 @@ mod tests {
         .unwrap_err();
         assert!(matches!(e, Error::Timeout(Timeout::Resolve)), "{e}");
         assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    /// A transport on one end of a loopback connection, and the other end.
+    fn pair() -> (GwTransport, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (peer, _) = listener.accept().unwrap();
+        (GwTransport::new(stream, GwBuffers::new(1024, 4096)), peer)
+    }
+
+    fn send(t: &mut GwTransport, bytes: &[u8], timeout: NextTimeout) -> Result<(), Error> {
+        t.buffers().output()[..bytes.len()].copy_from_slice(bytes);
+        t.transmit_output(bytes.len(), timeout)
+    }
+
+    fn within(ms: u64, reason: Timeout) -> NextTimeout {
+        NextTimeout {
+            after: ureq::unversioned::transport::time::Duration::from_millis(ms),
+            reason,
+            ..NextTimeout::default()
+        }
+    }
+
+    #[test]
+    fn small_output_is_held_until_input_is_awaited_then_leaves_in_one_write() {
+        let (mut t, mut peer) = pair();
+        send(&mut t, b"POST / HTTP/1.1\r\n\r\n", NextTimeout::default()).unwrap();
+        send(&mut t, b"body", NextTimeout::default()).unwrap();
+        peer.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 64];
+        let e = peer.read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock, "nothing left yet");
+        peer.set_nonblocking(false).unwrap();
+        peer.write_all(b"HTTP").unwrap();
+        assert!(t.maybe_await_input(NextTimeout::default()).unwrap());
+        assert_eq!(t.buffers().input(), b"HTTP");
+        let n = peer.read(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"POST / HTTP/1.1\r\n\r\nbody");
+    }
+
+    #[test]
+    fn output_past_the_hold_limit_leaves_at_once() {
+        let (mut t, mut peer) = pair();
+        let chunk = vec![b'x'; 4096];
+        for _ in 0..HOLD_MAX / chunk.len() {
+            send(&mut t, &chunk, NextTimeout::default()).unwrap();
+        }
+        peer.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = vec![0u8; HOLD_MAX];
+        peer.read_exact(&mut got).unwrap();
+        assert!(got.iter().all(|&b| b == b'x'));
+        assert_eq!(t.buffers.held, 0);
+    }
+
+    #[test]
+    fn held_output_past_its_write_deadline_is_a_send_timeout_not_an_unanswered_request() {
+        // client.rs takes a RecvResponse timeout as "sent whole, unanswered" and
+        // does not send an unkeyed POST again: an unsent one must not look like that.
+        let (mut t, _peer) = pair();
+        send(
+            &mut t,
+            b"POST / HTTP/1.1\r\n\r\n",
+            within(20, Timeout::SendRequest),
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(40));
+        let e = t
+            .maybe_await_input(within(5_000, Timeout::RecvResponse))
+            .unwrap_err();
+        assert!(matches!(e, Error::Timeout(Timeout::SendRequest)), "{e}");
+        assert!(
+            !t.is_open(),
+            "a connection with a cut request is not reused"
+        );
+    }
+
+    #[test]
+    fn a_socket_timeout_in_place_is_kept_when_it_fits() {
+        let mut sets = Vec::new();
+        let mut current = None;
+        let mut fit = |current: &mut Option<Duration>, want: Option<Duration>| {
+            fit_timeout(current, want, |t| {
+                sets.push(t);
+                Ok(())
+            })
+            .unwrap()
+        };
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        fit(&mut current, None);
+        fit(&mut current, Some(s(10)));
+        assert_eq!(current, Some(s(10) - TIMEOUT_SLACK / 2));
+        // A few ms either side of the last limit: kept.
+        fit(&mut current, Some(s(10) - ms(5)));
+        fit(&mut current, Some(s(10) + ms(5)));
+        // Shorter than the one in place, or much longer: set anew.
+        fit(&mut current, Some(s(9)));
+        fit(&mut current, Some(s(60)));
+        // Short limits are set as they are.
+        fit(&mut current, Some(ms(30)));
+        fit(&mut current, None);
+        assert_eq!(
+            sets,
+            [
+                Some(s(10) - TIMEOUT_SLACK / 2),
+                Some(s(9) - TIMEOUT_SLACK / 2),
+                Some(s(60) - TIMEOUT_SLACK / 2),
+                Some(ms(30)),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_read_waits_out_a_socket_timeout_that_fires_early() {
+        let (mut t, mut peer) = pair();
+        // As if a previous call left a short timeout in place that still "fits".
+        t.stream
+            .set_read_timeout(Some(Duration::from_millis(30)))
+            .unwrap();
+        t.read_timeout = Some(Duration::from_millis(30));
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            peer.write_all(b"late").unwrap();
+            peer
+        });
+        // The 30 ms timeout fires first; the read waits out the rest of its 45.
+        let started = Instant::now();
+        let e = t.await_input(within(45, Timeout::Global)).unwrap_err();
+        assert!(matches!(e, Error::Timeout(Timeout::Global)), "{e}");
+        assert!(started.elapsed() >= Duration::from_millis(45));
+        let started = Instant::now();
+        assert!(t.await_input(within(5_000, Timeout::Global)).unwrap());
+        assert_eq!(t.buffers().input(), b"late");
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        drop(writer.join().unwrap());
     }
 
     #[test]
