@@ -470,10 +470,27 @@ impl Client {
         stream.finish()
     }
 
+    /// As `stream`, without the final object: for callers that only want the
+    /// events, memory stays flat however long the stream runs.
+    pub fn stream_events(
+        &self,
+        op: &Operation,
+        body: &Value,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<(), Error> {
+        let mut stream = EventStream::open(self, op, body, false)?;
+        while let Some(event) = stream.next_event()? {
+            if !on_event(&event) {
+                return Err(stream.fail(Error::Cancelled));
+            }
+        }
+        Ok(())
+    }
+
     /// Sends a streaming request and waits for the answer's headers; the events
     /// are then pulled from the returned stream.
     pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream, Error> {
-        EventStream::open(self, op, body)
+        EventStream::open(self, op, body, true)
     }
 
     /// Serialises and checks a JSON body for an operation.

@@ -19,6 +19,7 @@
 mod call_options;
 mod cancel;
 mod chat_assembly;
+mod chunk_scan;
 mod client;
 mod error;
 mod event_stream;
