@@ -462,11 +462,7 @@ impl Client {
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<String, Error> {
         let mut stream = self.stream_open(op, body)?;
-        while let Some(event) = stream.next_event()? {
-            if !on_event(&event) {
-                return Err(stream.fail(Error::Cancelled));
-            }
-        }
+        stream.pump(on_event)?;
         stream.finish()
     }
 
@@ -478,13 +474,7 @@ impl Client {
         body: &Value,
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<(), Error> {
-        let mut stream = EventStream::open(self, op, body, false)?;
-        while let Some(event) = stream.next_event()? {
-            if !on_event(&event) {
-                return Err(stream.fail(Error::Cancelled));
-            }
-        }
-        Ok(())
+        EventStream::open(self, op, body, false)?.pump(on_event)
     }
 
     /// Sends a streaming request and waits for the answer's headers; the events

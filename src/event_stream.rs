@@ -241,6 +241,22 @@ impl EventStream {
         }
     }
 
+    /// Hands every event to `on_event` (false cancels) until the terminal one,
+    /// inside one cancel scope for the whole loop (not one per event).
+    pub(crate) fn pump(
+        &mut self,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<(), Error> {
+        let _scope = CallScope::resume(&self.token, self.call);
+        while self.advance()? {
+            let go_on = self.current().is_none_or(|event| on_event(&event));
+            if !go_on {
+                return Err(self.fail(Error::Cancelled));
+            }
+        }
+        Ok(())
+    }
+
     /// The event of the last `advance` that returned `Ok(true)`.
     pub fn current(&self) -> Option<StreamEvent<'_>> {
         match (&self.state, self.has_event) {

@@ -127,7 +127,11 @@ impl<R: BufRead> SseParser<R> {
                 self.first_line = false;
                 raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
             }
-            let text = String::from_utf8_lossy(raw);
+            // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
+            let text = match std::str::from_utf8(raw) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(raw),
+            };
             let text: &str = &text;
             let outcome = if text.is_empty() {
                 Ok(self.dispatch(out))
@@ -227,7 +231,7 @@ impl<R: BufRead> SseParser<R> {
                 }
             }
             let rest = &buf[start..];
-            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', rest) {
                 Some(pos) => {
                     self.after_cr = rest[pos] == b'\r';
                     push_checked(&mut self.line, self.max_line, &rest[..pos])?;

@@ -494,7 +494,9 @@ mod tests {
                 texts.push((ev.choice_index, t.to_string()));
             }
         }
-        let done = driver.take_final().map(|f| serde_json::from_str(&f).unwrap());
+        let done = driver
+            .take_final()
+            .map(|f| serde_json::from_str(&f).unwrap());
         (done, texts, driver.read_fast())
     }
 
@@ -502,7 +504,9 @@ mod tests {
     fn the_fast_way_assembles_what_the_general_way_does() {
         let role = r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#;
         let word = |w: &str| {
-            format!(r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{{"content":"{w}"}},"finish_reason":null,"logprobs":null}}]}}"#)
+            format!(
+                r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{{"content":"{w}"}},"finish_reason":null,"logprobs":null}}]}}"#
+            )
         };
         let (a, b, esc) = (word("Hel"), word("lo "), word("\\u00e9\\n\\\""));
         let spaced = r#"{"id": "c1", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "x"}}]}"#;

@@ -41,7 +41,7 @@ impl EventBuffers {
 fn fill(buf: &mut Vec<u8>, text: &str) {
     buf.clear();
     buf.extend_from_slice(text.as_bytes());
-    if buf.contains(&0) {
+    if memchr::memchr(0, buf).is_some() {
         for b in buf.iter_mut().filter(|b| **b == 0) {
             *b = b' ';
         }
