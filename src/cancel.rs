@@ -282,7 +282,11 @@ mod tests {
         assert_eq!(current(), Some(call));
         drop(outer);
         assert_eq!(current(), None);
-        assert_eq!(Arc::strong_count(&token), 1, "every count the slot took was given back");
+        assert_eq!(
+            Arc::strong_count(&token),
+            1,
+            "every count the slot took was given back"
+        );
     }
 
     #[test]

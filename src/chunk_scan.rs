@@ -132,6 +132,48 @@ impl<'de> Deserialize<'de> for TopFields<'de> {
     }
 }
 
+/// Whether `text` is one JSON object holding every field of `fields` (checked
+/// in one pass, values skipped, nothing allocated). False also for invalid JSON.
+pub(crate) fn object_has_fields(text: &str, fields: &[&str]) -> bool {
+    // Under arbitrary_precision a bare number reads as a map: only objects come here.
+    if !text.trim_start().starts_with('{') || fields.len() > 64 {
+        return false;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let found = FieldsSeed { fields }.deserialize(&mut de);
+    matches!(found, Ok(seen) if seen.count_ones() as usize == fields.len()) && de.end().is_ok()
+}
+
+/// Finds which of `fields` an object has: bit i set for `fields[i]`.
+struct FieldsSeed<'f> {
+    fields: &'f [&'f str],
+}
+
+impl<'de> DeserializeSeed<'de> for FieldsSeed<'_> {
+    type Value = u64;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldsSeed<'_> {
+    type Value = u64;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+        let mut seen = 0u64;
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            if let Some(i) = self.fields.iter().position(|f| *f == key) {
+                seen |= 1 << i;
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(seen)
+    }
+}
+
 /// The `type` and `delta` of a Responses event; other fields are skipped.
 /// None when the event is not a JSON object with those fields as strings.
 pub(crate) fn scan_responses(data: &str) -> Option<ResponsesScan<'_>> {
@@ -434,6 +476,30 @@ mod tests {
         ] {
             assert!(!scan_chat(bad, &ChatMode::TextsOnly, &mut scan), "{bad}");
         }
+    }
+
+    #[test]
+    fn object_fields_are_found_without_a_tree() {
+        let fields = ["id", "choices"];
+        assert!(object_has_fields(
+            r#" {"id":"x","n":[1,{"a":2}],"choices":[]}"#,
+            &fields
+        ));
+        assert!(object_has_fields(
+            r#"{"choices":null,"i\u0064":1}"#,
+            &fields
+        ));
+        for no in [
+            r#"{"id":"x"}"#,
+            r#"{"id":"x","choices":[]"#,
+            r#"{"id":"x","choices":[]} {}"#,
+            "42",
+            "[]",
+            "",
+        ] {
+            assert!(!object_has_fields(no, &fields), "{no}");
+        }
+        assert!(object_has_fields("{}", &[]));
     }
 
     #[test]

@@ -31,6 +31,7 @@ mod meta;
 mod multipart;
 pub mod ops;
 mod options;
+mod pid;
 mod redact;
 mod redirect;
 mod retry;
