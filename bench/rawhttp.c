@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "chunked.h"
@@ -42,6 +43,10 @@ int rh_open(struct rh_conn *c, int port) {
     }
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* A stuck server ends the run with an error instead of hanging `make bench`. */
+    struct timeval limit = {.tv_sec = 60};
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
@@ -98,8 +103,10 @@ static int fill(struct rh_conn *c) {
             return 0;
         }
         if (n < 0 && errno == EINTR) continue;
-        fprintf(stderr, "rawhttp: %s\n", n == 0 ? "the server closed the connection"
-                                                 : strerror(errno));
+        fprintf(stderr, "rawhttp: %s\n",
+                n == 0 ? "the server closed the connection"
+                : errno == EAGAIN || errno == EWOULDBLOCK ? "no answer within 60 s"
+                                                          : strerror(errno));
         return -1;
     }
 }
