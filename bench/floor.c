@@ -113,6 +113,7 @@ static void stream(void) {
     open_or_fail(&c);
     struct sse_counter sse;
     sse_counter_init(&sse);
+    reset_hwm();
     long hwm0 = vm_hwm_kib();
     unsigned long long allocs0 = alloc_count();
     double cpu0 = cpu_us();

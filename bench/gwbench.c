@@ -4,7 +4,8 @@
  *   gwbench latency port=P n=N warmup=W      gw_chat: p50/p99 and CPU per call
  *   gwbench connections port=P calls=C       connections opened by C streamed, then C plain calls
  *   gwbench stream port=P events=E api=callback|pull   CPU and allocations per event
- *   gwbench rss port=P bytes=B               peak RSS growth over a B-byte stream, out NULL
+ *   gwbench rss port=P bytes=B [max_response_bytes=M]   peak RSS growth over a B-byte
+ *                                            stream, out NULL; exit status 3 on GW_TOO_LARGE
  *   gwbench scale port=P threads=T n=N       calls/s, T threads sharing one client vs 1
  *   gwbench upload port=P reps=R mib=M       gw_image_edit_upload of M MiB, best and median
  *   gwbench version                          gw_version() of the library under test
@@ -40,10 +41,11 @@ void check(int status, char *out, const char *what) {
     exit(1);
 }
 
-gw_client *bench_client(void) {
-    char opts[256];
-    snprintf(opts, sizeof opts, "{\"base_url\":\"http://127.0.0.1:%d\",\"api_key\":\"bench-key\"}",
-             g_port);
+gw_client *bench_client_with(const char *extra) {
+    char opts[512];
+    snprintf(opts, sizeof opts,
+             "{\"base_url\":\"http://127.0.0.1:%d\",\"api_key\":\"bench-key\"%s%s}", g_port,
+             extra ? "," : "", extra ? extra : "");
     gw_client *c = gw_client_new_with_options(opts);
     if (!c) {
         fprintf(stderr, "gwbench: gw_client_new_with_options: %s\n", gw_last_error());
@@ -51,6 +53,8 @@ gw_client *bench_client(void) {
     }
     return c;
 }
+
+gw_client *bench_client(void) { return bench_client_with(NULL); }
 
 long long server_accepted(void) {
     struct rh_bytes b = {0};
@@ -124,7 +128,7 @@ static void connections(long long calls) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
-    args_only(argc, argv, "port,n,warmup,calls,events,api,bytes,threads,reps,mib");
+    args_only(argc, argv, "port,n,warmup,calls,events,api,bytes,max_response_bytes,threads,reps,mib");
     if (strcmp(mode, "version") == 0) {
         printf("version=%s\n", gw_version());
         return 0;
@@ -139,7 +143,8 @@ int main(int argc, char **argv) {
         mode_stream((unsigned long long)arg_num(argc, argv, "events", 1000000),
                     arg_str(argc, argv, "api", "callback"));
     } else if (strcmp(mode, "rss") == 0) {
-        mode_rss((unsigned long long)arg_num(argc, argv, "bytes", 1LL << 30));
+        mode_rss((unsigned long long)arg_num(argc, argv, "bytes", 1LL << 30),
+                 arg_num(argc, argv, "max_response_bytes", 0));
     } else if (strcmp(mode, "scale") == 0) {
         mode_scale((int)arg_num(argc, argv, "threads", 8), arg_num(argc, argv, "n", 20000));
     } else if (strcmp(mode, "upload") == 0) {

@@ -15,6 +15,8 @@ extern int g_port;
 /* A client on the load server with gw's default options (timeouts and retries as a user
  * leaves them). Exits on failure. */
 gw_client *bench_client(void);
+/* The same plus `extra`, more members of the options object (e.g. "\"max_response_bytes\":1"). */
+gw_client *bench_client_with(const char *extra);
 
 /* Exits with gw's error when `status` is not GW_OK; frees `out` otherwise. */
 void check(int status, char *out, const char *what);
@@ -32,7 +34,7 @@ void check_alloc_counting(gw_client *client);
 
 /* Modes (gwbench_stream.c, gwbench_scale.c, gwbench_upload.c). */
 void mode_stream(unsigned long long events, const char *api);
-void mode_rss(unsigned long long bytes);
+void mode_rss(unsigned long long bytes, long long max_response_bytes);
 void mode_scale(int threads, long long n);
 void mode_upload(long long reps, long long mib);
 

@@ -94,18 +94,32 @@ void mode_stream(unsigned long long events, const char *api) {
     gw_client_free(client);
 }
 
-void mode_rss(unsigned long long bytes) {
+/* Exit status of `rss` when gw refuses the stream with GW_TOO_LARGE: gw assembled the final
+ * answer although `out` is NULL and hit max_response_bytes (issue 10, finding 5). The script
+ * measures again with a larger cap (max_response_bytes=M) so the growth still shows. */
+#define EXIT_TOO_LARGE 3
+
+void mode_rss(unsigned long long bytes, long long max_response_bytes) {
     unsigned long long events = bytes / LOAD_EVENT_BYTES;
-    gw_client *client = bench_client();
+    char extra[64];
+    snprintf(extra, sizeof extra, "\"max_response_bytes\":%lld", max_response_bytes);
+    gw_client *client = bench_client_with(max_response_bytes > 0 ? extra : NULL);
     struct tally warm = {0};
     stream_callback(client, 20, &warm);
     verify(&warm, 20);
+    reset_hwm(); /* growth from here: start-up peaks (CA store) do not count */
     long hwm0 = vm_hwm_kib();
     if (hwm0 < 0) fail("cannot read VmHWM from /proc/self/status");
     struct tally t = {0};
     double cpu0 = cpu_us();
     uint64_t t0 = now_ns();
-    stream_callback(client, events, &t);
+    int status = gw_chat_stream(client, chat_request(events), count_event, &t, NULL);
+    if (status == GW_TOO_LARGE) {
+        fprintf(stderr, "gwbench: GW_TOO_LARGE after %llu of %llu events: %s\n", t.events,
+                events, gw_last_error());
+        exit(EXIT_TOO_LARGE);
+    }
+    check(status, NULL, "gw_chat_stream");
     double wall = (double)(now_ns() - t0) / 1e9;
     double cpu = cpu_us() - cpu0;
     verify(&t, events);

@@ -14,6 +14,9 @@ double cpu_us(void);
 /* VmHWM (peak resident set) from /proc/self/status in KiB; -1 when unreadable. */
 long vm_hwm_kib(void);
 
+/* Resets VmHWM to the current RSS (/proc/self/clear_refs, Linux >= 4.0). 0 or -1. */
+int reset_hwm(void);
+
 /* Sorts the samples, then gives the p-th percentile (p in 0..100) in microseconds. */
 double percentile_us(uint64_t *samples_ns, size_t n, double p);
 
