@@ -79,7 +79,8 @@ static void latency(long long n, long long warmup) {
     const char *req = chat_request(20);
     for (long long i = 0; i < warmup; i++) {
         char *out = NULL;
-        check(gw_chat(client, req, &out), out, "gw_chat (warm-up)");
+        int status = gw_chat(client, req, &out);
+        check(status, out, "gw_chat (warm-up)");
     }
     uint64_t *t = malloc((size_t)n * sizeof *t);
     if (!t) fail("out of memory");
@@ -118,7 +119,8 @@ static void connections(long long calls) {
     before = server_accepted();
     for (long long i = 0; i < calls; i++) {
         char *out = NULL;
-        check(gw_chat(client, req, &out), out, "gw_chat");
+        int status = gw_chat(client, req, &out);
+        check(status, out, "gw_chat");
     }
     long long plain = server_accepted() - before - 1;
     printf("calls=%lld streamed_connections=%lld plain_connections=%lld\n", calls, streamed,

@@ -18,7 +18,9 @@ gw_client *bench_client(void);
 /* The same plus `extra`, more members of the options object (e.g. "\"max_response_bytes\":1"). */
 gw_client *bench_client_with(const char *extra);
 
-/* Exits with gw's error when `status` is not GW_OK; frees `out` otherwise. */
+/* Exits with gw's error when `status` is not GW_OK; frees `out` otherwise. Call it after the
+ * gw call, never around it: `check(gw_chat(c, r, &out), out, ...)` may read `out` before
+ * gw_chat sets it (argument order is unspecified), leaking the answer. */
 void check(int status, char *out, const char *what);
 
 _Noreturn void fail(const char *what);

@@ -19,7 +19,8 @@ static void *worker_run(void *arg) {
     if (w->start) pthread_barrier_wait(w->start);
     for (long long i = 0; i < w->calls; i++) {
         char *out = NULL;
-        check(gw_chat(w->client, req, &out), out, "gw_chat");
+        int status = gw_chat(w->client, req, &out);
+        check(status, out, "gw_chat");
     }
     return NULL;
 }

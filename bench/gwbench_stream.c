@@ -28,7 +28,8 @@ static int count_event(const gw_event *ev, void *user_data) {
 void check_alloc_counting(gw_client *client) {
     unsigned long long before = alloc_count();
     char *out = NULL;
-    check(gw_chat(client, chat_request(20), &out), out, "gw_chat (allocation check)");
+    int status = gw_chat(client, chat_request(20), &out);
+    check(status, out, "gw_chat (allocation check)");
     if (alloc_count() == before) {
         fail("the allocation counter saw none of libgw's allocations (malloc not interposed)");
     }
@@ -51,9 +52,9 @@ static void stream_callback(gw_client *client, unsigned long long events, struct
 static void stream_pull(gw_client *client, unsigned long long events, struct tally *t) {
     gw_stream *s = NULL;
     char *out = NULL;
-    check(gw_chat_stream_open(client, chat_request(events), &s, &out), out, "gw_chat_stream_open");
+    int status = gw_chat_stream_open(client, chat_request(events), &s, &out);
+    check(status, out, "gw_chat_stream_open");
     const gw_event *ev = NULL;
-    int status;
     while ((status = gw_stream_next(s, &ev)) == GW_OK) count_event(ev, t);
     if (status != GW_DONE) {
         gw_stream_finish(s, &out);

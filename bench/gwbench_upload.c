@@ -30,12 +30,13 @@ void mode_upload(long long reps, long long mib) {
     const char *req = "{\"model\":\"m\",\"prompt\":\"Make the sky brighter.\",\"n\":1}";
     gw_client *client = bench_client();
     char *out = NULL;
-    check(gw_image_edit_upload(client, req, &image, NULL, &out), out, "gw_image_edit_upload");
+    int status = gw_image_edit_upload(client, req, &image, NULL, &out);
+    check(status, out, "gw_image_edit_upload");
     uint64_t t[64];
     for (long long i = 0; i < reps; i++) {
         out = NULL;
         uint64_t t0 = now_ns();
-        int status = gw_image_edit_upload(client, req, &image, NULL, &out);
+        status = gw_image_edit_upload(client, req, &image, NULL, &out);
         t[i] = now_ns() - t0;
         check(status, out, "gw_image_edit_upload");
     }

@@ -174,7 +174,7 @@ scaled() {
     echo "${r}x ($one -> $many calls/s)"
 }
 
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit="$(git describe --always --dirty 2>/dev/null || echo unknown)"
 lib_commit="$commit (this checkout)"
 [ -f "$lib_dir/COMMIT" ] && lib_commit="$(head -n 1 "$lib_dir/COMMIT") (from $lib_dir/COMMIT)"
 [ "$lib_dir" != "$PWD/target/release" ] && [ ! -f "$lib_dir/COMMIT" ] && lib_commit="unknown"

@@ -22,7 +22,9 @@ bench_build() {
     tag="$(printf '%s' "$lib_dir" | cksum | cut -d' ' -f1)"
     under="$PWD/$out/under-test-$tag"
     mkdir -p "$under"
-    soname="$(objdump -p "$lib_dir/libgw.so" 2>/dev/null | awk '$1 == "SONAME" {print $2}')"
+    soname="$(objdump -p "$lib_dir/libgw.so" 2>/dev/null | awk '$1 == "SONAME" {print $2}')" ||
+        true
+    [ -n "$soname" ] || soname=libgw.so.0 # build.rs sets it; objdump is only the way to read it
     ln -sf "$lib_dir/libgw.so" "$under/libgw.so"
     [ -n "$soname" ] && [ "$soname" != libgw.so ] && ln -sf "$lib_dir/libgw.so" "$under/$soname"
     GWBENCH="$under/gwbench"
