@@ -19,8 +19,11 @@ build:
 demo:
 	scripts/demo.sh
 
-# Prints figures (SSE parsing, validation, loopback round trips, streams); asserts nothing.
-bench:
+# Prints figures, asserts nothing: gw through its C ABI against a load server beside a
+# raw-socket floor (one table, scripts/bench.sh), then the in-process figures (SSE parsing,
+# validation, round trips to gw-mock). GW_BENCH_LIB_DIR / GW_BENCH_QUICK: see README.
+bench: build
+	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench
 
 test: $(TEST_SUITES)

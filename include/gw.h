@@ -345,7 +345,8 @@ int gw_chat(const struct gw_client *client,
  *
  * `callback` (may be NULL) is called once per chunk with the text delta
  * already extracted. On success `*out` holds a `chat.completion` assembled
- * from the chunks. A stream that ends before `data: [DONE]` is `GW_STREAM`,
+ * from the chunks; with `out` NULL nothing is assembled, so memory stays flat
+ * however long the stream (the events are all you get). A stream that ends before `data: [DONE]` is `GW_STREAM`,
  * an error object inside the stream is `GW_STREAM`, a line over
  * `max_line_bytes` is `GW_TOO_LARGE`, a non-zero callback return is
  * `GW_CANCELLED`. A stream is never retried once an event reached the callback.

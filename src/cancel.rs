@@ -176,11 +176,13 @@ fn with_current<T>(f: impl FnOnce(&CancelToken, u64) -> T) -> Option<T> {
 /// Makes a token the calling thread's current one for as long as it lives.
 /// Scopes nest (a task wait runs polls); the outer one is restored on drop.
 pub(crate) struct CallScope {
-    token: Arc<CancelToken>,
     call: u64,
     previous: Option<(Arc<CancelToken>, u64)>,
-    /// Whether leaving the scope ends the call (a pull stream's call outlives it).
-    release: bool,
+    /// The token whose call leaving the scope ends (None: a pull stream's call
+    /// outlives its scopes).
+    release: Option<Arc<CancelToken>>,
+    /// Entered inside a scope of the same call: leaving it changes nothing.
+    nested: bool,
 }
 
 impl CallScope {
@@ -195,29 +197,43 @@ impl CallScope {
     }
 
     fn with_call(token: &Arc<CancelToken>, call: u64, release: bool) -> CallScope {
+        let current = CURRENT.try_with(Cell::get).ok().flatten();
+        if !release && current == Some((Arc::as_ptr(token), call)) {
+            // Already inside this call (a stream's event loop resumes it per event):
+            // nothing to swap, and the outer scope restores the slot.
+            return CallScope {
+                call,
+                previous: None,
+                release: None,
+                nested: true,
+            };
+        }
         set_read_idle(None);
         take_reset_seen();
         let previous = swap_current(Some((token.clone(), call)));
         CallScope {
-            token: token.clone(),
             call,
             previous,
-            release,
+            release: release.then(|| token.clone()),
+            nested: false,
         }
     }
 
     /// Leaves the scope but keeps the call going; the caller releases it later
     /// (`CancelToken::release_call`). Returns the call id.
     pub(crate) fn keep(mut self) -> u64 {
-        self.release = false;
+        self.release = None;
         self.call
     }
 }
 
 impl Drop for CallScope {
     fn drop(&mut self) {
-        if self.release {
-            self.token.release_call(self.call);
+        if self.nested {
+            return;
+        }
+        if let Some(token) = self.release.take() {
+            token.release_call(self.call);
         }
         drop(swap_current(self.previous.take()));
     }
@@ -253,6 +269,34 @@ pub(crate) fn current_cancelled() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scope_resumed_inside_its_own_call_leaves_the_outer_one_in_place() {
+        let token = Arc::new(CancelToken::default());
+        let current = || CURRENT.with(Cell::get).map(|(_, call)| call);
+        let outer = CallScope::enter(&token);
+        let call = outer.call;
+        {
+            let inner = CallScope::resume(&token, call);
+            assert!(inner.nested);
+            assert_eq!(current(), Some(call));
+        }
+        // The inner scope's end did not clear the slot: the outer call is still current.
+        assert_eq!(current(), Some(call));
+        {
+            let other = CallScope::resume(&token, call + 1000);
+            assert!(!other.nested);
+            assert_eq!(current(), Some(call + 1000));
+        }
+        assert_eq!(current(), Some(call));
+        drop(outer);
+        assert_eq!(current(), None);
+        assert_eq!(
+            Arc::strong_count(&token),
+            1,
+            "every count the slot took was given back"
+        );
+    }
 
     #[test]
     fn sleep_returns_early_when_cancelled() {

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
+use crate::chunk_scan::ChatScan;
 use crate::error::Error;
 
 #[derive(Default)]
@@ -26,6 +27,9 @@ pub(crate) struct ChatAssembler {
     /// Bytes of text the joined deltas and logprobs hold so far (an upper bound):
     /// the assembled answer grows with the stream, so it has a cap of its own.
     retained: usize,
+    /// The raw JSON of each top-level field as last merged: a chunk repeating
+    /// them changes nothing but text, and takes the fast way (`absorb_simple`).
+    top_raw: Vec<(String, String)>,
 }
 
 #[derive(Default)]
@@ -99,6 +103,57 @@ impl ChatAssembler {
         }
         texts.sort_by_key(|(i, _)| *i);
         Ok(texts)
+    }
+
+    /// Folds in a chunk read the general way, `data` being its text.
+    pub(crate) fn absorb_text(
+        &mut self,
+        chunk: &Value,
+        data: &str,
+    ) -> Result<Vec<(usize, String)>, Error> {
+        let texts = self.absorb(chunk)?;
+        if chunk.get("choices").is_some_and(Value::is_array) {
+            crate::chunk_scan::record_top_fields(data, &mut self.top_raw);
+        } else {
+            // Only `usage` was merged; its last raw value no longer says what it holds.
+            self.top_raw.retain(|(k, _)| k != "usage");
+        }
+        Ok(texts)
+    }
+
+    /// The raw top-level fields merged so far (`ChatMode::Assembling`).
+    pub(crate) fn top_raw(&self) -> &[(String, String)] {
+        &self.top_raw
+    }
+
+    /// Folds in a chunk that `scan_chat` found simple: its texts join their
+    /// choices' content. False (nothing changed) when a choice is new or its
+    /// content is not text so far: then read it the general way.
+    pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
+        let joinable =
+            |c: &ChoiceSoFar| matches!(c.message.get("content"), None | Some(Value::String(_)));
+        if !scan
+            .choices
+            .iter()
+            .all(|i| self.choices.get(i).is_some_and(joinable))
+        {
+            return false;
+        }
+        for n in 0..scan.texts.len() {
+            let (index, piece) = scan.texts.get(n);
+            if let Some(choice) = self.choices.get_mut(&(index as u64)) {
+                match choice.message.get_mut("content") {
+                    Some(Value::String(s)) => s.push_str(piece),
+                    _ => {
+                        choice
+                            .message
+                            .insert("content".into(), Value::String(piece.into()));
+                    }
+                }
+            }
+        }
+        self.retained += scan.retained;
+        true
     }
 
     /// Bytes the assembled answer holds so far (an upper bound).

@@ -475,18 +475,25 @@ impl Client {
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<String, Error> {
         let mut stream = self.stream_open(op, body)?;
-        while let Some(event) = stream.next_event()? {
-            if !on_event(&event) {
-                return Err(stream.fail(Error::Cancelled));
-            }
-        }
+        stream.pump(on_event)?;
         stream.finish()
+    }
+
+    /// As `stream`, without the final object: for callers that only want the
+    /// events, memory stays flat however long the stream runs.
+    pub fn stream_events(
+        &self,
+        op: &Operation,
+        body: &Value,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<(), Error> {
+        EventStream::open(self, op, body, false)?.pump(on_event)
     }
 
     /// Sends a streaming request and waits for the answer's headers; the events
     /// are then pulled from the returned stream.
     pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream, Error> {
-        EventStream::open(self, op, body)
+        EventStream::open(self, op, body, true)
     }
 
     /// Serialises and checks a JSON body for an operation.
@@ -871,13 +878,19 @@ impl Client {
             || Error::TooLarge(format!("answer is over max_response_bytes ({limit} bytes)"));
         // ureq's limit counts the bytes on the wire; `take` counts what they decode to,
         // so a small gzip bomb cannot fill memory either.
+        // Sized from Content-Length (within the cap): the body is read without regrowing.
+        let expected = response
+            .headers()
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+            .map_or(0, |n| n.min(limit.min(1 << 20)) as usize);
         let mut reader = response
             .into_body()
             .into_with_config()
             .limit(limit)
             .reader()
             .take(limit.saturating_add(1));
-        let mut bytes = Vec::new();
+        let mut bytes = Vec::with_capacity(expected);
         reader.read_to_end(&mut bytes).map_err(|e| {
             if e.get_ref()
                 .and_then(|i| i.downcast_ref::<ureq::Error>())
@@ -943,6 +956,12 @@ pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result
 
 /// Checks a 2xx answer against what the operation promises.
 fn judge(reply: Reply, text: String) -> Result<String, Error> {
+    if let Reply::Json(fields) = reply {
+        if crate::chunk_scan::object_has_fields(&text, fields) {
+            return Ok(text);
+        }
+        // Not JSON, not an object, a field missing: the general way below says which.
+    }
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| Error::Decode(format!("answer is not valid JSON ({e})")))?;
     match reply {

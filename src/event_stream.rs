@@ -52,16 +52,20 @@ pub struct EventStream {
     body: Vec<u8>,
     deadline: Option<Instant>,
     tally: Tally,
+    assemble: bool,
     state: State,
     /// Whether the last step produced an event (`current` is valid).
     has_event: bool,
 }
 
 impl EventStream {
+    /// `assemble`: whether `finish` is to give the assembled final object
+    /// (without it a chat stream's memory stays flat however long it runs).
     pub(crate) fn open(
         client: &Client,
         op: &Operation,
         body: &Value,
+        assemble: bool,
     ) -> Result<EventStream, Error> {
         client.cancel_token().check()?;
         let scope = CallScope::enter(client.cancel_token());
@@ -95,6 +99,7 @@ impl EventStream {
             body: bytes,
             deadline: client.default_deadline(),
             tally: Tally::new(),
+            assemble,
             state: State::Failed(Error::Internal("stream not started".into())),
             has_event: false,
         };
@@ -138,7 +143,9 @@ impl EventStream {
         let parser =
             SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
         let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
-        Ok(StreamDriver::new(self.kind, parser).assembly_limit(limit))
+        Ok(StreamDriver::new(self.kind, parser)
+            .assembly_limit(limit)
+            .assemble(self.assemble))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
@@ -181,9 +188,10 @@ impl EventStream {
                         self.client.log(
                             Level::Debug,
                             &format!(
-                                "gw: {} stream ended after {} event(s)",
+                                "gw: {} stream ended after {} event(s), {} read the fast way",
                                 self.name,
-                                driver.delivered()
+                                driver.delivered(),
+                                driver.read_fast()
                             ),
                         );
                     }
@@ -231,6 +239,22 @@ impl EventStream {
                 }
             }
         }
+    }
+
+    /// Hands every event to `on_event` (false cancels) until the terminal one,
+    /// inside one cancel scope for the whole loop (not one per event).
+    pub(crate) fn pump(
+        &mut self,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<(), Error> {
+        let _scope = CallScope::resume(&self.token, self.call);
+        while self.advance()? {
+            let go_on = self.current().is_none_or(|event| on_event(&event));
+            if !go_on {
+                return Err(self.fail(Error::Cancelled));
+            }
+        }
+        Ok(())
     }
 
     /// The event of the last `advance` that returned `Ok(true)`.

@@ -1,6 +1,7 @@
 //! Idempotency keys: one per call, the same on each of its retries, so a
 //! gateway can tell a retry from a new (billable) request.
 
+use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -14,9 +15,11 @@ pub(crate) fn new_key() -> String {
         .unwrap_or(0);
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
     let local = &count as *const u64 as u64;
-    let a = mix(nanos ^ (u64::from(std::process::id()) << 32));
+    let a = mix(nanos ^ (u64::from(crate::pid::current()) << 32));
     let b = mix(count.wrapping_add(local).wrapping_add(a));
-    format!("gw-{a:016x}{b:016x}")
+    let mut key = String::with_capacity(35);
+    let _ = write!(key, "gw-{a:016x}{b:016x}");
+    key
 }
 
 fn mix(mut x: u64) -> u64 {

@@ -19,6 +19,7 @@
 mod call_options;
 mod cancel;
 mod chat_assembly;
+mod chunk_scan;
 mod client;
 mod error;
 mod event_stream;
@@ -30,6 +31,7 @@ mod meta;
 mod multipart;
 pub mod ops;
 mod options;
+mod pid;
 mod redact;
 mod redirect;
 mod retry;

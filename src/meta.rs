@@ -12,8 +12,9 @@ pub struct ResponseMeta {
     pub status: u16,
     /// `x-request-id` (or `request-id`) when the gateway sent one.
     pub request_id: Option<String>,
-    /// Header names in lower case; repeated headers joined with ", ".
-    pub headers: BTreeMap<String, String>,
+    /// The answer's headers as they came: copied per call, put in order only
+    /// when someone asks (`headers`), since most callers never do.
+    raw_headers: HeaderMap,
     /// Attempts the call made, retries included.
     pub attempts: u32,
     pub elapsed_ms: u64,
@@ -29,37 +30,51 @@ impl ResponseMeta {
         elapsed_ms: u64,
         url: &str,
     ) -> ResponseMeta {
-        let mut map: BTreeMap<String, String> = BTreeMap::new();
-        for (name, value) in headers {
-            let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
-            map.entry(name.as_str().to_ascii_lowercase())
-                .and_modify(|v| {
-                    v.push_str(", ");
-                    v.push_str(&value);
-                })
-                .or_insert(value);
-        }
         let request_id = ["x-request-id", "request-id", "openai-request-id"]
             .iter()
-            .find_map(|k| map.get(*k).cloned());
+            .find_map(|k| joined(headers, *k));
         ResponseMeta {
             status,
             request_id,
-            headers: map,
+            raw_headers: headers.clone(),
             attempts,
             elapsed_ms,
             url: url.to_string(),
         }
     }
 
+    /// Header names in lower case; repeated headers joined with ", ".
+    pub fn headers(&self) -> BTreeMap<String, String> {
+        self.raw_headers
+            .keys()
+            .filter_map(|name| Some((name.as_str().to_string(), joined(&self.raw_headers, name)?)))
+            .collect()
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "status": self.status,
             "request_id": self.request_id,
-            "headers": self.headers,
+            "headers": self.headers(),
             "attempts": self.attempts,
             "elapsed_ms": self.elapsed_ms,
             "url": self.url,
         })
     }
+}
+
+/// The values of header `name` joined with ", " (None when absent).
+fn joined<K: ureq::http::header::AsHeaderName>(headers: &HeaderMap, name: K) -> Option<String> {
+    let mut text: Option<String> = None;
+    for value in headers.get_all(name) {
+        let value = String::from_utf8_lossy(value.as_bytes());
+        match &mut text {
+            Some(t) => {
+                t.push_str(", ");
+                t.push_str(&value);
+            }
+            None => text = Some(value.into_owned()),
+        }
+    }
+    text
 }

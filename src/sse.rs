@@ -109,10 +109,17 @@ impl<R: BufRead> SseParser<R> {
 
     /// The next event, `Ok(None)` at the end of the stream.
     pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
+        let mut ev = SseEvent::default();
+        Ok(self.next_into(&mut ev)?.then_some(ev))
+    }
+
+    /// The next event written into `out`, whose buffers are reused (a stream of
+    /// a million events allocates nothing per event); false at the end.
+    pub fn next_into(&mut self, out: &mut SseEvent) -> Result<bool, SseError> {
         loop {
             let Some(()) = self.read_line()? else {
                 // End of stream: deliver a pending event that lacked its blank line.
-                return Ok(self.dispatch());
+                return Ok(self.dispatch(out));
             };
             let line = std::mem::take(&mut self.line);
             let mut raw: &[u8] = &line;
@@ -120,18 +127,22 @@ impl<R: BufRead> SseParser<R> {
                 self.first_line = false;
                 raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
             }
-            let text = String::from_utf8_lossy(raw);
+            // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
+            let text = match std::str::from_utf8(raw) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(raw),
+            };
             let text: &str = &text;
-            if text.is_empty() {
-                if let Some(ev) = self.dispatch() {
-                    self.line = line;
-                    return Ok(Some(ev));
-                }
+            let outcome = if text.is_empty() {
+                Ok(self.dispatch(out))
             } else {
-                self.process_field(text)?;
-            }
+                self.process_field(text).map(|()| false)
+            };
             self.line = line;
             self.line.clear();
+            if outcome? {
+                return Ok(true);
+            }
         }
     }
 
@@ -144,7 +155,10 @@ impl<R: BufRead> SseParser<R> {
             None => (line, ""),
         };
         match field {
-            "event" => self.event = value.to_string(),
+            "event" => {
+                self.event.clear();
+                self.event.push_str(value);
+            }
             "data" => {
                 if self.data.len() + value.len() + 1 > self.max_event {
                     return Err(SseError::EventTooLarge {
@@ -166,25 +180,30 @@ impl<R: BufRead> SseParser<R> {
         Ok(())
     }
 
-    fn dispatch(&mut self) -> Option<SseEvent> {
-        let event = std::mem::take(&mut self.event);
+    /// Moves the event gathered so far into `out`; false when it has no data
+    /// (nothing to deliver).
+    fn dispatch(&mut self, out: &mut SseEvent) -> bool {
         let retry_ms = self.retry_ms.take();
         if !self.has_data {
+            self.event.clear();
             self.data.clear();
-            return None;
+            return false;
         }
         self.has_data = false;
-        Some(SseEvent {
-            event: if event.is_empty() {
-                "message".to_string()
-            } else {
-                event
-            },
-            data: std::mem::take(&mut self.data),
-            id: self.last_id.clone(),
-            retry_ms,
-            cut: self.cut,
-        })
+        out.event.clear();
+        out.event.push_str(if self.event.is_empty() {
+            "message"
+        } else {
+            &self.event
+        });
+        self.event.clear();
+        // The buffers trade places: the next event is gathered into `out`'s old one.
+        std::mem::swap(&mut out.data, &mut self.data);
+        self.data.clear();
+        out.id.clone_from(&self.last_id);
+        out.retry_ms = retry_ms;
+        out.cut = self.cut;
+        true
     }
 
     /// Reads one line (without its terminator) into `self.line`; None at EOF
@@ -212,7 +231,7 @@ impl<R: BufRead> SseParser<R> {
                 }
             }
             let rest = &buf[start..];
-            match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', rest) {
                 Some(pos) => {
                     self.after_cr = rest[pos] == b'\r';
                     push_checked(&mut self.line, self.max_line, &rest[..pos])?;

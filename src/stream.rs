@@ -7,9 +7,10 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use crate::chat_assembly::ChatAssembler;
+use crate::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
 use crate::error::Error;
 use crate::ops::StreamKind;
-use crate::sse::{SseError, SseParser};
+use crate::sse::{SseError, SseEvent, SseParser};
 use crate::transport_error::map_io;
 
 /// One event as the caller sees it. Borrowed: valid until the stream moves on.
@@ -39,17 +40,27 @@ pub enum Step {
 }
 
 /// Pulls events off an SSE parser one at a time and assembles the final object.
+/// Its buffers are kept from event to event: a long stream allocates nothing
+/// per event on the fast way (`chunk_scan`).
 pub struct StreamDriver<R> {
     kind: StreamKind,
     parser: SseParser<R>,
     chat: ChatAssembler,
+    /// Whether the final chat object is assembled (not when nobody takes it).
+    assemble: bool,
     delivered: usize,
-    event: String,
-    data: String,
-    text: Option<String>,
+    /// Events read the fast way (no JSON tree).
+    fast: usize,
+    /// The current SSE event.
+    sse: SseEvent,
+    /// The current event's name (Responses: its data's `type` when unnamed).
+    name: String,
+    /// The current chunk's texts per choice.
+    scan: ChatScan,
+    /// The text slot of the current event; the slots after it are delivered
+    /// as events of their own, sharing `data`.
+    slot: Option<usize>,
     choice: usize,
-    /// Texts of further choices of the current chunk, delivered as their own events.
-    pending: std::collections::VecDeque<(usize, String)>,
     final_object: Option<String>,
     /// The Responses terminal event was delivered: the next step is `Done`.
     ended: bool,
@@ -63,12 +74,14 @@ impl<R: BufRead> StreamDriver<R> {
             kind,
             parser,
             chat: ChatAssembler::default(),
+            assemble: true,
             delivered: 0,
-            event: String::new(),
-            data: String::new(),
-            text: None,
+            fast: 0,
+            sse: SseEvent::default(),
+            name: String::new(),
+            scan: ChatScan::default(),
+            slot: None,
             choice: 0,
-            pending: Default::default(),
             final_object: None,
             ended: false,
             assembly_limit: usize::MAX,
@@ -81,17 +94,29 @@ impl<R: BufRead> StreamDriver<R> {
         self
     }
 
+    /// Whether to assemble the final chat object; without it memory stays flat
+    /// however long the stream (the final object is then empty).
+    pub fn assemble(mut self, on: bool) -> Self {
+        self.assemble = on;
+        self
+    }
+
     /// Events handed out so far.
     pub fn delivered(&self) -> usize {
         self.delivered
     }
 
+    /// Events read the fast way so far (the rest needed a JSON tree).
+    pub fn read_fast(&self) -> usize {
+        self.fast
+    }
+
     /// The event of the last `Step::Event`.
     pub fn current(&self) -> StreamEvent<'_> {
         StreamEvent {
-            event: &self.event,
-            data: &self.data,
-            text_delta: self.text.as_deref(),
+            event: &self.name,
+            data: &self.sse.data,
+            text_delta: self.slot.map(|s| self.scan.texts.get(s).1),
             index: self.delivered.saturating_sub(1),
             choice_index: self.choice,
         }
@@ -110,18 +135,24 @@ impl<R: BufRead> StreamDriver<R> {
 
     /// Moves to the next event, or to the end.
     pub fn step(&mut self) -> Result<Step, Error> {
-        if let Some((choice, text)) = self.pending.pop_front() {
-            self.choice = choice;
-            self.text = Some(text);
+        if let Some(next) = self
+            .slot
+            .map(|s| s + 1)
+            .filter(|&n| n < self.scan.texts.len())
+        {
+            self.slot = Some(next);
+            self.choice = self.scan.texts.get(next).0;
             self.delivered += 1;
             return Ok(Step::Event);
         }
         if self.ended {
             return Ok(Step::Done);
         }
-        let ev = match self.parser.next_event() {
-            Ok(Some(ev)) => ev,
-            Ok(None) => return Err(self.early_end()),
+        self.slot = None;
+        self.choice = 0;
+        match self.parser.next_into(&mut self.sse) {
+            Ok(true) => {}
+            Ok(false) => return Err(self.early_end()),
             Err(SseError::LineTooLong { limit }) => {
                 return Err(Error::TooLarge(format!(
                     "a stream line is over max_line_bytes ({limit} bytes)"
@@ -132,21 +163,115 @@ impl<R: BufRead> StreamDriver<R> {
                     "a stream event is over max_event_bytes ({limit} bytes)"
                 )))
             }
-
             Err(SseError::Io(e)) => return Err(with_context(map_io(e), self.delivered)),
-        };
-        if ev.data.trim() == "[DONE]" {
+        }
+        if self.sse.data.trim() == "[DONE]" {
             if self.kind == StreamKind::Responses {
                 // Some servers end Responses streams with it too; before the terminal
                 // event it is an early end.
                 return Err(self.early_end());
             }
-            self.final_object = Some(std::mem::take(&mut self.chat).finish());
+            if self.assemble {
+                self.final_object = Some(std::mem::take(&mut self.chat).finish());
+            }
             self.ended = true;
             return Ok(Step::Done);
         }
-        let data: Value = serde_json::from_str(&ev.data).map_err(|e| {
-            if ev.cut {
+        match self.kind {
+            StreamKind::Chat => self.chat_event()?,
+            StreamKind::Responses => self.responses_event()?,
+        }
+        if self.scan.texts.len() > 0 {
+            self.slot = Some(0);
+            self.choice = self.scan.texts.get(0).0;
+        }
+        self.delivered += 1;
+        Ok(Step::Event)
+    }
+
+    /// Reads a chat chunk: the fast way when it only carries text, else the general way.
+    fn chat_event(&mut self) -> Result<(), Error> {
+        let data = &self.sse.data;
+        let fast = if self.assemble {
+            let mode = ChatMode::Assembling {
+                top: self.chat.top_raw(),
+            };
+            scan_chat(data, &mode, &mut self.scan) && self.chat.absorb_simple(&self.scan)
+        } else {
+            scan_chat(data, &ChatMode::TextsOnly, &mut self.scan)
+        };
+        if fast {
+            self.fast += 1;
+        } else {
+            let value = self.parse_data()?;
+            let texts = if self.assemble {
+                self.chat.absorb_text(&value, &self.sse.data)?
+            } else {
+                ChatAssembler::default().absorb(&value)?
+            };
+            self.scan.texts.clear();
+            for (choice, text) in texts {
+                self.scan.texts.add(choice, &text);
+            }
+        }
+        if self.assemble && self.chat.retained() > self.assembly_limit {
+            return Err(Error::TooLarge(format!(
+                "the assembled answer is over max_response_bytes ({} bytes)",
+                self.assembly_limit
+            )));
+        }
+        self.name.clone_from(&self.sse.event);
+        Ok(())
+    }
+
+    /// Reads a Responses event: its name and text the fast way; the terminal and
+    /// error events (and odd ones) the general way.
+    fn responses_event(&mut self) -> Result<(), Error> {
+        self.scan.texts.clear();
+        if let Some(scan) = scan_responses(&self.sse.data) {
+            // Servers that send no `event:` lines name each event by its `type`.
+            let name = match &scan.kind {
+                Some(kind) if self.sse.event == "message" => &*kind.0,
+                _ => &self.sse.event,
+            };
+            if !matches!(
+                name,
+                "response.completed" | "response.incomplete" | "error" | "response.failed"
+            ) {
+                if name == "response.output_text.delta" {
+                    if let Some(delta) = &scan.delta {
+                        self.scan.texts.add(0, &delta.0);
+                    }
+                }
+                self.name.clear();
+                self.name.push_str(name);
+                self.fast += 1;
+                return Ok(());
+            }
+        }
+        let data = self.parse_data()?;
+        let mut name = self.sse.event.clone();
+        if name == "message" {
+            if let Some(kind) = data.get("type").and_then(Value::as_str) {
+                name = kind.to_string();
+            }
+        }
+        let (delta, done) = responses_event(&name, &data)?;
+        if let Some(delta) = delta {
+            self.scan.texts.add(0, &delta);
+        }
+        if let Some(response) = done {
+            self.final_object = Some(response.to_string());
+            self.ended = true;
+        }
+        self.name = name;
+        Ok(())
+    }
+
+    /// The current event's data as a JSON value, or the error it is.
+    fn parse_data(&self) -> Result<Value, Error> {
+        serde_json::from_str(&self.sse.data).map_err(|e| {
+            if self.sse.cut {
                 // A fragment at the very end: the connection closed mid-event.
                 Error::Stream {
                     message: format!(
@@ -161,45 +286,7 @@ impl<R: BufRead> StreamDriver<R> {
                     self.delivered
                 ))
             }
-        })?;
-        self.choice = 0;
-        self.text = None;
-        let mut name = ev.event;
-        match self.kind {
-            StreamKind::Chat => {
-                let texts = self.chat.absorb(&data)?;
-                if self.chat.retained() > self.assembly_limit {
-                    return Err(Error::TooLarge(format!(
-                        "the assembled answer is over max_response_bytes ({} bytes)",
-                        self.assembly_limit
-                    )));
-                }
-                let mut texts = texts.into_iter();
-                if let Some((choice, text)) = texts.next() {
-                    self.choice = choice;
-                    self.text = Some(text);
-                }
-                self.pending.extend(texts);
-            }
-            StreamKind::Responses => {
-                // Servers that send no `event:` lines name each event by its `type`.
-                if name == "message" {
-                    if let Some(kind) = data.get("type").and_then(Value::as_str) {
-                        name = kind.to_string();
-                    }
-                }
-                let (delta, done) = responses_event(&name, &data)?;
-                self.text = delta;
-                if let Some(response) = done {
-                    self.final_object = Some(response.to_string());
-                    self.ended = true;
-                }
-            }
-        }
-        self.event = name;
-        self.data = ev.data;
-        self.delivered += 1;
-        Ok(Step::Event)
+        })
     }
 }
 
@@ -380,6 +467,81 @@ mod tests {
         );
         let v: Value = serde_json::from_str(&done).unwrap();
         assert_eq!(v["choices"][1]["message"]["content"], "Bon");
+    }
+
+    /// The general way alone: every chunk as a JSON tree into the assembler.
+    fn assembled_the_general_way(chunks: &[&str]) -> (Value, Vec<(usize, String)>) {
+        let mut chat = ChatAssembler::default();
+        let mut texts = Vec::new();
+        for c in chunks {
+            texts.extend(chat.absorb(&serde_json::from_str(c).unwrap()).unwrap());
+        }
+        (serde_json::from_str(&chat.finish()).unwrap(), texts)
+    }
+
+    fn driven(chunks: &[&str], assemble: bool) -> (Option<Value>, Vec<(usize, String)>, usize) {
+        let mut text = String::new();
+        for c in chunks {
+            text.push_str(&format!("data: {c}\n\n"));
+        }
+        text.push_str("data: [DONE]\n\n");
+        let parser = SseParser::new(Cursor::new(text.into_bytes()), 1 << 16);
+        let mut driver = StreamDriver::new(StreamKind::Chat, parser).assemble(assemble);
+        let mut texts = Vec::new();
+        while driver.step().unwrap() == Step::Event {
+            let ev = driver.current();
+            if let Some(t) = ev.text_delta {
+                texts.push((ev.choice_index, t.to_string()));
+            }
+        }
+        let done = driver
+            .take_final()
+            .map(|f| serde_json::from_str(&f).unwrap());
+        (done, texts, driver.read_fast())
+    }
+
+    #[test]
+    fn the_fast_way_assembles_what_the_general_way_does() {
+        let role = r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#;
+        let word = |w: &str| {
+            format!(
+                r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{{"content":"{w}"}},"finish_reason":null,"logprobs":null}}]}}"#
+            )
+        };
+        let (a, b, esc) = (word("Hel"), word("lo "), word("\\u00e9\\n\\\""));
+        let spaced = r#"{"id": "c1", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"content": "x"}}]}"#;
+        let model_change = a.replace("\"m\"", "\"m2\"");
+        let stop = r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"total_tokens":3}}"#;
+        let usage_only = r#"{"id":"c1","choices":[],"usage":{"total_tokens":4,"x":1}}"#;
+        let no_choices = r#"{"usage":{"prompt_tokens":1}}"#;
+        let two = r#"{"id":"c1","created":1,"model":"m","choices":[{"index":1,"delta":{"content":"B"}},{"index":0,"delta":{"content":"A"}}]}"#;
+        let tool = r#"{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}"#;
+        let streams: Vec<Vec<&str>> = vec![
+            vec![role, &a, &b, &a, stop],
+            vec![role, &a, &esc, spaced, spaced, &b],
+            vec![role, &a, &model_change, &a, &b],
+            vec![role, &a, usage_only, &a, no_choices, &b, stop],
+            vec![&a, &b],
+            vec![role, two, two, &a],
+            vec![role, &a, tool, &b, stop],
+        ];
+        for chunks in &streams {
+            let (expected, expected_texts) = assembled_the_general_way(chunks);
+            let (done, texts, _) = driven(chunks, true);
+            assert_eq!(done.as_ref(), Some(&expected), "{chunks:?}");
+            assert_eq!(texts, expected_texts, "{chunks:?}");
+            let (done, texts, _) = driven(chunks, false);
+            assert_eq!(done, None);
+            assert_eq!(texts, expected_texts, "{chunks:?}");
+        }
+        // And the fast way is taken: every chunk after the first that only adds text
+        // (spaces between fields are no news; a new model is).
+        let (_, _, fast) = driven(&[role, &a, &b, &a, &b, spaced, spaced], true);
+        assert_eq!(fast, 6);
+        let (_, _, fast) = driven(&[role, &a, &model_change, &b], true);
+        assert_eq!(fast, 1);
+        let (_, _, fast) = driven(&[role, &a, &b, tool], false);
+        assert_eq!(fast, 4);
     }
 
     #[test]

@@ -278,3 +278,24 @@ fn the_assembled_answer_of_a_long_stream_has_a_cap() {
     assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
     assert!(e.to_string().contains("assembled answer"), "{e}");
 }
+
+#[test]
+fn a_stream_whose_answer_nobody_takes_is_not_assembled_so_its_cap_does_not_apply() {
+    let mock = MockGateway::start();
+    // The same long stream as above: 80 KB of text over a 32 KB answer cap.
+    let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"0123456789012345678901234567890123456789\"}}]}\n\n";
+    let body: String = std::iter::repeat_n(chunk, 2000).collect();
+    let bytes = format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n");
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(
+        &mock,
+        json!({"max_retries": 0, "max_response_bytes": 32768}),
+    );
+    let mut text_bytes = 0;
+    c.stream_events(&ops::CHAT, &chat("hi"), &mut |ev| {
+        text_bytes += ev.text_delta.map_or(0, str::len);
+        true
+    })
+    .expect("nothing is kept, so nothing is over the cap");
+    assert_eq!(text_bytes, 2000 * 40);
+}

@@ -157,7 +157,7 @@ fn last_response_describes_a_success() {
         "{meta:?}"
     );
     assert_eq!(
-        meta.headers.get("content-type").map(String::as_str),
+        meta.headers().get("content-type").map(String::as_str),
         Some("application/json")
     );
     assert!(meta.url.ends_with("/v1/chat/completions"), "{}", meta.url);
@@ -190,7 +190,7 @@ fn last_response_describes_a_rate_limit_after_retries() {
     assert_eq!(meta.status, 429);
     assert_eq!(meta.attempts, 3);
     assert_eq!(
-        meta.headers
+        meta.headers()
             .get("x-ratelimit-remaining-requests")
             .map(String::as_str),
         Some("0")

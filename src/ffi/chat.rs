@@ -8,6 +8,7 @@ use crate::StreamEvent;
 
 use super::args;
 use super::client::gw_client;
+use super::event_buffers::EventBuffers;
 use super::guard::call;
 use super::op::json_op;
 
@@ -88,7 +89,8 @@ pub unsafe extern "C" fn gw_chat(
 ///
 /// `callback` (may be NULL) is called once per chunk with the text delta
 /// already extracted. On success `*out` holds a `chat.completion` assembled
-/// from the chunks. A stream that ends before `data: [DONE]` is `GW_STREAM`,
+/// from the chunks; with `out` NULL nothing is assembled, so memory stays flat
+/// however long the stream (the events are all you get). A stream that ends before `data: [DONE]` is `GW_STREAM`,
 /// an error object inside the stream is `GW_STREAM`, a line over
 /// `max_line_bytes` is `GW_TOO_LARGE`, a non-zero callback return is
 /// `GW_CANCELLED`. A stream is never retried once an event reached the callback.
@@ -149,30 +151,17 @@ unsafe fn streamed(
     call(out, || {
         let client = args::client(client)?;
         let body = args::json_object(request_json, "request_json")?;
+        let mut buffers = EventBuffers::default();
         let mut deliver = |ev: &StreamEvent<'_>| match callback {
             None => true,
-            Some(cb) => deliver_event(cb, ev, user_data),
+            Some(cb) => cb(&buffers.expose(ev), user_data) == 0,
         };
-        client.stream(op, &body, &mut deliver)
+        if out.is_null() {
+            // Nobody takes the assembled answer: don't build it (flat memory).
+            client.stream_events(op, &body, &mut deliver)?;
+            Ok(String::new())
+        } else {
+            client.stream(op, &body, &mut deliver)
+        }
     })
-}
-
-unsafe fn deliver_event(
-    cb: unsafe extern "C" fn(*const gw_event, *mut c_void) -> c_int,
-    ev: &StreamEvent<'_>,
-    user_data: *mut c_void,
-) -> bool {
-    let name = args::c_string(ev.event);
-    let data = args::c_string(ev.data);
-    let delta = ev.text_delta.map(args::c_string);
-    let event = gw_event {
-        event: name.as_ptr(),
-        data: data.as_ptr(),
-        data_len: data.as_bytes().len(),
-        text_delta: delta.as_ref().map_or(std::ptr::null(), |d| d.as_ptr()),
-        text_delta_len: delta.as_ref().map_or(0, |d| d.as_bytes().len()),
-        index: ev.index,
-        choice_index: ev.choice_index,
-    };
-    cb(&event, user_data) == 0
 }

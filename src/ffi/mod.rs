@@ -14,6 +14,7 @@ mod args;
 mod chat;
 mod client;
 mod embeddings;
+mod event_buffers;
 mod guard;
 mod images;
 mod last_error;

@@ -7,11 +7,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK};
 use crate::ops::{self, Operation};
-use crate::{EventStream, StreamEvent};
+use crate::EventStream;
 
 use super::args;
 use super::chat::gw_event;
 use super::client::gw_client;
+use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, panic_error, report};
 use super::last_error::set_last_error;
 
@@ -22,60 +23,18 @@ use super::last_error::set_last_error;
 /// opened on. Free it with `gw_stream_free`.
 pub struct gw_stream {
     inner: EventStream,
-    /// The current event's texts, NUL-terminated; reused from event to event.
-    name: Vec<u8>,
-    data: Vec<u8>,
-    text: Vec<u8>,
+    /// The current event's texts as C strings.
+    buffers: EventBuffers,
     event: gw_event,
     /// The status every call after the end returns (GW_DONE or the failure).
     ended: Option<c_int>,
-}
-
-/// Copies `text` into `buf` as a C string, reusing its allocation. An interior
-/// NUL (JSON text has none) becomes a space so C sees the whole text.
-fn fill(buf: &mut Vec<u8>, text: &str) {
-    buf.clear();
-    buf.extend_from_slice(text.as_bytes());
-    if buf.contains(&0) {
-        for b in buf.iter_mut().filter(|b| **b == 0) {
-            *b = b' ';
-        }
-    }
-    buf.push(0);
-}
-
-/// A `gw_event` pointing at C copies of `ev` kept in the three buffers.
-fn expose(
-    name: &mut Vec<u8>,
-    data: &mut Vec<u8>,
-    text: &mut Vec<u8>,
-    ev: &StreamEvent<'_>,
-) -> gw_event {
-    fill(name, ev.event);
-    fill(data, ev.data);
-    let has_text = ev.text_delta.inspect(|t| fill(text, t)).is_some();
-    gw_event {
-        event: name.as_ptr() as *const c_char,
-        data: data.as_ptr() as *const c_char,
-        data_len: data.len() - 1,
-        text_delta: if has_text {
-            text.as_ptr() as *const c_char
-        } else {
-            std::ptr::null()
-        },
-        text_delta_len: if has_text { text.len() - 1 } else { 0 },
-        index: ev.index,
-        choice_index: ev.choice_index,
-    }
 }
 
 impl gw_stream {
     fn new(inner: EventStream) -> gw_stream {
         gw_stream {
             inner,
-            name: Vec::new(),
-            data: Vec::new(),
-            text: Vec::new(),
+            buffers: EventBuffers::default(),
             event: gw_event::empty(),
             ended: None,
         }
@@ -88,7 +47,7 @@ impl gw_stream {
         let status = match self.inner.advance() {
             Ok(true) => {
                 if let Some(ev) = self.inner.current() {
-                    self.event = expose(&mut self.name, &mut self.data, &mut self.text, &ev);
+                    self.event = self.buffers.expose(&ev);
                 }
                 return GW_OK;
             }

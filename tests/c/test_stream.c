@@ -58,6 +58,14 @@ static void tokens_arrive_in_order_and_assemble(void)
     CHECK_STATUS(gw_chat_stream(c, CHAT, NULL, NULL, &out), GW_OK);
     CHECK_STR_CONTAINS(out, "Echo: one two three four");
     gw_free(out);
+
+    /* With out NULL nothing is assembled (flat memory); the events are the same. */
+    struct seen bare = {0};
+    CHECK_STATUS(gw_chat_stream(c, CHAT, collect, &bare, NULL), GW_OK);
+    CHECK_STR_CONTAINS(bare.text, "Echo: one two three four");
+    CHECK_EQ_INT(bare.events, s.events);
+    CHECK_EQ_INT(bare.deltas, s.deltas);
+    CHECK_EQ_INT(bare.out_of_order, 0);
     gw_client_free(c);
 }
 
