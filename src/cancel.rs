@@ -252,15 +252,6 @@ pub(crate) fn attach_current(socket: &Arc<TcpStream>, attached_call: &mut u64) -
     .unwrap_or(false)
 }
 
-/// The id of this thread's current call, if any.
-pub(crate) fn current_call() -> Option<u64> {
-    CURRENT
-        .try_with(Cell::get)
-        .ok()
-        .flatten()
-        .map(|(_, call)| call)
-}
-
 /// Whether the current call (if any) was cancelled: for waits that poll.
 pub(crate) fn current_cancelled() -> bool {
     with_current(|token, _| token.is_cancelled()).unwrap_or(false)

@@ -30,9 +30,7 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{
-    attach_current, current_call, current_cancelled, note_reset, read_idle, POLL_SLICE,
-};
+use crate::cancel::{attach_current, current_cancelled, note_reset, read_idle, POLL_SLICE};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -433,7 +431,7 @@ impl GwTransport {
             read_timeout: None,
             write_timeout: None,
             attached_call: 0,
-            pid: std::process::id(),
+            pid: crate::pid::current(),
         }
     }
 
@@ -627,13 +625,13 @@ impl Transport for GwTransport {
 
     fn is_open(&mut self) -> bool {
         // In a forked child a pooled connection is the parent's: drop it
-        // unread (only this process's descriptor closes) and connect anew. One
-        // the current call used is this process's (getpid is a syscall: asked
-        // only when the pool hands a connection out, not when it takes it back).
+        // unread (only this process's descriptor closes) and connect anew.
         // Output still held, or a failed write of it, means a request never
         // finished: not reusable.
-        let ours = current_call() == Some(self.attached_call) || self.pid == std::process::id();
-        self.buffers.held == 0 && !self.broken && ours && probe(&self.stream)
+        self.buffers.held == 0
+            && !self.broken
+            && self.pid == crate::pid::current()
+            && probe(&self.stream)
     }
 }
 
