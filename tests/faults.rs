@@ -299,3 +299,23 @@ fn a_stream_whose_answer_nobody_takes_is_not_assembled_so_its_cap_does_not_apply
     .expect("nothing is kept, so nothing is over the cap");
     assert_eq!(text_bytes, 2000 * 40);
 }
+
+#[test]
+fn a_pooled_connection_the_server_closed_while_idle_is_not_reused() {
+    let mock = MockGateway::start();
+    // A whole answer that promises keep-alive, then the server closes the connection.
+    let body = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[]}"#;
+    let bytes = format!("{JSON_HEAD}content-length: {}\r\n\r\n{body}", body.len());
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    c.call(&ops::CHAT, &[], Some(&chat("first"))).unwrap();
+    // Let the server's FIN arrive: the connection sits in the pool, dead.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    // Without a probe before reuse the request would go out on the dead connection and
+    // fail (no retries allowed here); with it, gw connects anew.
+    let v = parse(&c.call(&ops::CHAT, &[], Some(&chat("second"))).unwrap());
+    assert!(v["choices"][0]["message"]["content"]
+        .as_str()
+        .is_some_and(|t| t.contains("second")));
+    assert_eq!(c.last_response().unwrap().attempts, 1);
+}
