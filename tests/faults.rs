@@ -260,14 +260,19 @@ fn a_zip_bomb_is_too_large_not_out_of_memory() {
     assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
 }
 
-#[test]
-fn the_assembled_answer_of_a_long_stream_has_a_cap() {
-    let mock = MockGateway::start();
-    // Many events, each small: no line or event cap applies, the answer keeps growing.
+/// Many events, each small (2,000 x 40 bytes of text): no line or event cap applies,
+/// the assembled answer keeps growing.
+fn long_stream() -> serde_json::Value {
     let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"0123456789012345678901234567890123456789\"}}]}\n\n";
     let body: String = std::iter::repeat_n(chunk, 2000).collect();
     let bytes = format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n");
-    mock.push_fault(raw(&bytes, "close", 1));
+    raw(&bytes, "close", 1)
+}
+
+#[test]
+fn the_assembled_answer_of_a_long_stream_has_a_cap() {
+    let mock = MockGateway::start();
+    mock.push_fault(long_stream());
     let c = client_with(
         &mock,
         json!({"max_retries": 0, "max_response_bytes": 32768}),
@@ -282,11 +287,8 @@ fn the_assembled_answer_of_a_long_stream_has_a_cap() {
 #[test]
 fn a_stream_whose_answer_nobody_takes_is_not_assembled_so_its_cap_does_not_apply() {
     let mock = MockGateway::start();
-    // The same long stream as above: 80 KB of text over a 32 KB answer cap.
-    let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"0123456789012345678901234567890123456789\"}}]}\n\n";
-    let body: String = std::iter::repeat_n(chunk, 2000).collect();
-    let bytes = format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n");
-    mock.push_fault(raw(&bytes, "close", 1));
+    // The same long stream: 80 KB of text over a 32 KB answer cap.
+    mock.push_fault(long_stream());
     let c = client_with(
         &mock,
         json!({"max_retries": 0, "max_response_bytes": 32768}),
