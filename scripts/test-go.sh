@@ -40,9 +40,15 @@ if ldd app-static | grep -q libgw; then
     echo "test-go: the default build links libgw.so dynamically" >&2
     exit 1
 fi
-prefix="$work/prefix"
+# The go command caches the package with the flags pkg-config gave, but its cache key does not
+# cover gw.pc: with a fresh temporary prefix a second run linked against the first run's
+# deleted one. So: a fixed prefix, and gw.pc's digest in the key (as the stamp above).
+prefix="$repo/build/go-install-prefix"
+rm -rf "$prefix"
 PREFIX="$prefix" "$repo/scripts/install.sh" >/dev/null
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" go build -tags gw_pkgconfig -o app-shared .
+pc_stamp="$(sha256sum "$prefix/lib/pkgconfig/gw.pc" | cut -c1-16)"
+CGO_CFLAGS="$CGO_CFLAGS -DGW_PC_STAMP=$pc_stamp" PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
+    go build -tags gw_pkgconfig -o app-shared .
 if ! LD_LIBRARY_PATH="$prefix/lib" ldd app-shared | grep -q "$prefix/lib/libgw.so"; then
     echo "test-go: the gw_pkgconfig build does not use the installed libgw.so" >&2
     exit 1
