@@ -2,37 +2,21 @@
 # start_loadserver sets LOAD_PORT and LOAD_PID and stops the server when the script exits;
 # pin_loadserver CPUS / unpin_loadserver move it between cores for the latency figures.
 
+source "$(dirname "${BASH_SOURCE[0]}")/server-process.sh"
+
 LOAD_PID=""
 LOAD_PORT=""
 LOAD_CPUS_ALL=""
 
 stop_loadserver() {
-    if [ -n "$LOAD_PID" ]; then
-        kill "$LOAD_PID" 2>/dev/null || true
-        wait "$LOAD_PID" 2>/dev/null || true
-        LOAD_PID=""
-    fi
+    stop_server_process
+    LOAD_PID=""
 }
 
 start_loadserver() {
-    local port_file
-    port_file="$(mktemp)"
-    "$LOADSERVER" --port 0 >"$port_file" &
-    LOAD_PID=$!
-    trap stop_loadserver EXIT
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
-    for _ in $(seq 100); do
-        LOAD_PORT="$(head -n 1 "$port_file")"
-        [ -n "$LOAD_PORT" ] && break
-        kill -0 "$LOAD_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    rm -f "$port_file"
-    if [ -z "$LOAD_PORT" ]; then
-        echo "bench: the load server did not start" >&2
-        exit 1
-    fi
+    start_server_process "bench: the load server" "$LOADSERVER" --port 0
+    LOAD_PID="$SERVER_PID"
+    LOAD_PORT="$SERVER_LINE"
     LOAD_CPUS_ALL="$(taskset -pc "$LOAD_PID" | sed 's/.*: //')"
 }
 
