@@ -18,8 +18,8 @@ import Foundation
 /// }
 /// ```
 ///
-/// or match a kind directly: `catch GwError.Kind.timeout { ... }`. Messages never hold the
-/// API key.
+/// or catch one kind: `catch let error as GwError where error.kind == .timeout { ... }`.
+/// Messages never hold the API key.
 public struct GwError: Error, LocalizedError, Sendable, CustomStringConvertible {
     /// What went wrong, one case per gw status family.
     public enum Kind: Sendable, Hashable {
@@ -78,11 +78,6 @@ public struct GwError: Error, LocalizedError, Sendable, CustomStringConvertible 
             case -8: self = .tooLarge
             default: self = .internal
             }
-        }
-
-        /// Lets `catch GwError.Kind.rateLimited` match any error of that kind.
-        public static func ~= (kind: Kind, error: any Error) -> Bool {
-            (error as? GwError)?.kind == kind
         }
     }
 

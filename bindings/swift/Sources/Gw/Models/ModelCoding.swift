@@ -20,16 +20,19 @@ struct ModelDecoder {
     func extra() throws -> [String: JSONValue] { try c.extra(excluding: seen) }
 }
 
-/// Writes a model's named fields (nil ones left out), then its `extra` members.
+/// Writes a model's named fields (nil ones left out), then its `extra` members (those no
+/// named field wrote).
 struct ModelEncoder {
     var c: KeyedEncodingContainer<AnyKey>
     var seen: Set<String> = []
 
     init(_ encoder: any Encoder) { c = encoder.container(keyedBy: AnyKey.self) }
 
+    /// A nil field is left out, so an `extra` member of the same name can stand in for it.
     mutating func put<T: Encodable>(_ key: String, _ value: T?) throws {
+        guard let value else { return }
         seen.insert(key)
-        if let value { try c.encode(value, forKey: AnyKey(key)) }
+        try c.encode(value, forKey: AnyKey(key))
     }
 
     mutating func extra(_ extra: [String: JSONValue]) throws { try c.encodeExtra(extra, excluding: seen) }
