@@ -17,7 +17,9 @@ final class BlockingPool: @unchecked Sendable {
     let cap: Int
     private let idleTimeout: DispatchTimeInterval
     private let lock = NSLock()
-    private var queue: [Job] = []
+    /// Waiting jobs; a taken slot is set to nil at once, so a job's closure (and what it
+    /// holds: handles, request bytes) is released when the job ends, never kept by the queue.
+    private var queue: [Job?] = []
     private var queueHead = 0
     private var idle: [Worker] = []
     private var threads = 0
@@ -39,7 +41,11 @@ final class BlockingPool: @unchecked Sendable {
         } else if threads < cap {
             threads += 1
             lock.unlock()
-            let thread = Thread { [self] in self.run(first: job) }
+            // The job goes through the worker, not the thread's closure: Foundation's Thread
+            // keeps its closure (and so what the job captured) until the thread exits.
+            let worker = Worker()
+            worker.job = job
+            let thread = Thread { [self] in self.run(worker) }
             thread.name = "gw-call"
             thread.stackSize = 1 << 20
             thread.start()
@@ -49,15 +55,23 @@ final class BlockingPool: @unchecked Sendable {
         }
     }
 
-    private func run(first: @escaping Job) {
-        var job: Job? = first
-        let me = Worker()
-        while let current = job {
-            current()
-            job = nil
+    private func run(_ me: Worker) {
+        var next: Job? = lock.withLock {
+            defer { me.job = nil }
+            return me.job
+        }
+        while true {
+            // The closure is released at the end of this block, before the thread idles.
+            if let job = next {
+                next = nil
+                job()
+            } else {
+                break
+            }
             lock.lock()
             if queueHead < queue.count {
-                job = queue[queueHead]
+                next = queue[queueHead]
+                queue[queueHead] = nil
                 queueHead += 1
                 if queueHead > 64 && queueHead * 2 > queue.count {
                     queue.removeFirst(queueHead)
@@ -82,7 +96,7 @@ final class BlockingPool: @unchecked Sendable {
                 me.wake.wait()
             }
             lock.lock()
-            job = me.job
+            next = me.job
             me.job = nil
             lock.unlock()
         }

@@ -121,12 +121,21 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
 final class StreamCall: @unchecked Sendable {
     enum Opener: Sendable { case chat, responses }
     enum Phase {
-        case ready, open, done(Data), failed(any Error), abandoned
+        case ready, open, done, failed, abandoned
     }
-    enum Step: Sendable {
-        case event(GwEvent)
-        case done(Data, GwResponseMeta?)
-        case failed(Int32, String?, GwResponseMeta?)
+    /// What one step gave: an event, the end (``final``, the final answer), or a failure.
+    struct Step: Sendable {
+        var event: GwEvent?
+        var final: Data?
+        var status: Int32 = 0
+        var errorText: String?
+        var meta: GwResponseMeta?
+
+        static func event(_ e: GwEvent) -> Step { Step(event: e) }
+        static func done(_ d: Data, _ m: GwResponseMeta?) -> Step { Step(final: d, meta: m) }
+        static func failed(_ status: Int32, _ text: String?, _ m: GwResponseMeta?) -> Step {
+            Step(status: status, errorText: text, meta: m)
+        }
     }
 
     /// Held by the one iterator; its deinit abandons a stream left before its end.
@@ -144,6 +153,9 @@ final class StreamCall: @unchecked Sendable {
     private let options: GwCallOptions
     private var stream: OpaquePointer?
     private var phase: Phase
+    /// The final answer once `phase` is `.done`; the failure once it is `.failed`.
+    private var final: Data?
+    private var failure: (any Error)?
     private var claimed = false
     private var busy = false
     private var freeWhenIdle = false
@@ -163,7 +175,8 @@ final class StreamCall: @unchecked Sendable {
         } catch {
             self.handle = nil
             self.request = nil
-            self.phase = .failed(error)
+            self.phase = .failed
+            self.failure = error
         }
     }
 
@@ -200,7 +213,8 @@ final class StreamCall: @unchecked Sendable {
     private func fail(_ error: any Error) {
         lock.withLock {
             if case .open = phase {} else if case .ready = phase {} else { return }
-            phase = .failed(error)
+            phase = .failed
+            failure = error
             if busy {
                 freeWhenIdle = true
             } else {
@@ -211,10 +225,10 @@ final class StreamCall: @unchecked Sendable {
     }
 
     func next(_ token: Token) async throws -> GwEvent? {
-        switch lock.withLock({ phase }) {
-        case .done: return nil
-        case .failed(let e): throw e
-        case .abandoned: return nil
+        let (now, failed) = lock.withLock { (phase, failure) }
+        switch now {
+        case .done, .abandoned: return nil
+        case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
         case .ready, .open: break
         }
         if Task.isCancelled {
@@ -228,24 +242,23 @@ final class StreamCall: @unchecked Sendable {
             fail(error)
             throw error
         }
-        switch step {
-        case .event(let e):
-            return e
-        case .done(_, let meta):
-            if let meta { options.onResponse?(meta) }
+        if let e = step.event { return e }
+        if step.final != nil {
+            if let meta = step.meta { options.onResponse?(meta) }
             return nil
-        case .failed(let status, let text, let meta):
-            let error: any Error =
-                Task.isCancelled ? CancellationError() : GwError(status: Int(status), errorJSON: text, response: meta)
-            fail(error)
-            throw error
         }
+        let error: any Error =
+            Task.isCancelled
+            ? CancellationError() : GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
+        fail(error)
+        throw error
     }
 
     func result() async throws -> Data {
-        switch lock.withLock({ phase }) {
-        case .done(let d): return d
-        case .failed(let e): throw e
+        let (now, done, failed) = lock.withLock { (phase, final, failure) }
+        switch now {
+        case .done: return done ?? Data()
+        case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
         case .abandoned:
             throw GwError(
                 status: -1, message: "the stream was left before its end (the loop broke out); its result is gone",
@@ -263,25 +276,22 @@ final class StreamCall: @unchecked Sendable {
             fail(error)
             throw error
         }
-        switch step {
-        case .event:
-            throw GwError(status: -99, message: "gw handed out an event while draining")
-        case .done(let final, let meta):
-            if let meta { options.onResponse?(meta) }
+        if let final = step.final {
+            if let meta = step.meta { options.onResponse?(meta) }
             return final
-        case .failed(let status, let text, let meta):
-            let error: any Error =
-                Task.isCancelled ? CancellationError() : GwError(status: Int(status), errorJSON: text, response: meta)
-            fail(error)
-            throw error
         }
+        let error: any Error =
+            Task.isCancelled
+            ? CancellationError() : GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
+        fail(error)
+        throw error
     }
 
     /// One blocking step on a pool thread: open if needed, then the next event (or, with
-    /// `drain`, the final answer).
+    /// `drain`, the final answer). Frees the stream once it ended or was abandoned meanwhile.
     private func step(drain: Bool) -> Step {
         guard let handle, let request else { return .failed(-99, nil, nil) }
-        let current: OpaquePointer? = lock.withLock {
+        var s: OpaquePointer? = lock.withLock {
             switch phase {
             case .ready, .open:
                 busy = true
@@ -290,71 +300,62 @@ final class StreamCall: @unchecked Sendable {
                 return nil
             }
         }
-        var s = current
-        var result: Step
-        defer {
-            lock.withLock {
-                busy = false
-                switch result {
-                case .event: break
-                case .done(let d, let m):
-                    phase = .done(d)
-                    metaStorage = m
-                    freeWhenIdle = true
-                case .failed(_, _, let m):
-                    metaStorage = m
-                    freeWhenIdle = true
+        let result = advance(handle, request, &s, drain: drain)
+        lock.withLock {
+            busy = false
+            if result.event == nil {
+                if let d = result.final {
+                    phase = .done
+                    final = d
                 }
-                if freeWhenIdle {
-                    gw_stream_free(s)
-                    stream = nil
-                    freeWhenIdle = false
-                } else {
-                    stream = s
-                    if case .ready = phase { phase = .open }
-                }
+                metaStorage = result.meta
+                freeWhenIdle = true
+            }
+            if freeWhenIdle {
+                gw_stream_free(s)
+                stream = nil
+                freeWhenIdle = false
+            } else {
+                stream = s
+                if case .ready = phase { phase = .open }
             }
         }
-        var out: UnsafeMutablePointer<CChar>?
+        return result
+    }
+
+    private func advance(_ handle: Handle, _ request: CText, _ s: inout OpaquePointer?, drain: Bool) -> Step {
         if s == nil {
+            var out: UnsafeMutablePointer<CChar>?
+            var opened: OpaquePointer?
             let status = request.with { body in
                 switch opener {
-                case .chat: return gw_chat_stream_open(handle.pointer, body, &s, &out)
-                case .responses: return gw_responses_stream_open(handle.pointer, body, &s, &out)
+                case .chat: return gw_chat_stream_open(handle.pointer, body, &opened, &out)
+                case .responses: return gw_responses_stream_open(handle.pointer, body, &opened, &out)
                 }
             }
-            if status != 0 || s == nil {
-                result = .failed(status == 0 ? -99 : status, takeString(out), handle.lastResponse())
-                return result
+            let text = takeString(out)
+            guard status == 0, let opened else {
+                gw_stream_free(opened)
+                return .failed(status == 0 ? -99 : status, text, handle.lastResponse())
             }
-            gw_free(out)
+            s = opened
         }
-        guard let open = s else {
-            result = .failed(-99, nil, nil)
-            return result
-        }
+        guard let open = s else { return .failed(-99, nil, nil) }
         if !drain {
             var event: UnsafePointer<gw_event>?
             let status = gw_stream_next(open, &event)
-            if status == 0, let event {
-                result = .event(GwEvent(event.pointee))
-                return result
-            }
+            if status == 0, let event { return .event(GwEvent(event.pointee)) }
             if status != 1 {
                 var err: UnsafeMutablePointer<CChar>?
                 _ = gw_stream_finish(open, &err)
-                result = .failed(status, takeString(err), handle.lastResponse())
-                return result
+                return .failed(status, takeString(err), handle.lastResponse())
             }
         }
+        var out: UnsafeMutablePointer<CChar>?
         let status = gw_stream_finish(open, &out)
         let text = takeData(out)
         let meta = handle.lastResponse()
-        if status == 0, let text {
-            result = .done(text, meta)
-        } else {
-            result = .failed(status == 0 ? -4 : status, text.map { String(decoding: $0, as: UTF8.self) }, meta)
-        }
-        return result
+        if status == 0, let text { return .done(text, meta) }
+        return .failed(status == 0 ? -4 : status, text.map { String(decoding: $0, as: UTF8.self) }, meta)
     }
 }
