@@ -1,1 +1,132 @@
-print("todo")
+// The Swift binding's overhead over the C ABI, against gw-mock (scripts/bench-swift.sh):
+// per-call wall and CPU time of a chat call, and CPU per stream event, through the Swift
+// layer (Data and typed) and through gw.h directly from the same process. CPU is the
+// process's user+system time (getrusage), all threads; gw-mock runs in its own process.
+//
+//   GW_BASE_URL   the mock (required);  GW_BENCH_CALLS (2000);  GW_BENCH_STREAMS (40);
+//   GW_BENCH_WORDS words per streamed answer, about one event each (400)
+import CGw
+import Foundation
+import Gw
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+let env = ProcessInfo.processInfo.environment
+guard let base = env["GW_BASE_URL"] else {
+    print("GW_BASE_URL is not set (scripts/bench-swift.sh starts gw-mock)")
+    exit(2)
+}
+let calls = Int(env["GW_BENCH_CALLS"] ?? "") ?? 2000
+let streams = Int(env["GW_BENCH_STREAMS"] ?? "") ?? 40
+let words = Int(env["GW_BENCH_WORDS"] ?? "") ?? 400
+
+func cpuSeconds() -> Double {
+    var u = rusage()
+    getrusage(RUSAGE_SELF, &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec)
+        + Double(u.ru_stime.tv_usec) / 1e6
+}
+
+struct Figure {
+    let wall: Double
+    let cpu: Double
+}
+
+func measure(_ body: () async throws -> Void) async rethrows -> Figure {
+    let c0 = cpuSeconds()
+    let t0 = ContinuousClock.now
+    try await body()
+    let d = ContinuousClock.now - t0
+    return Figure(
+        wall: Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18, cpu: cpuSeconds() - c0)
+}
+
+let chatBody = #"{"model":"gpt-test","messages":[{"role":"user","content":"bench"}]}"#
+let streamText = (0..<words).map { "w\($0)" }.joined(separator: " ")
+let streamBody = #"{"model":"gpt-test","messages":[{"role":"user","content":""# + streamText + #""}]}"#
+let options = #"{"base_url":"\#(base)","api_key":"sk-test","max_retries":0}"#
+
+// The C side: one gw_client, calls on this thread.
+var cClientOut: OpaquePointer?
+guard gw_client_create(options, &cClientOut, nil) == 0, let cClient = cClientOut else {
+    print("gw_client_create failed")
+    exit(1)
+}
+
+func cChat(derive: Bool) {
+    var handle = cClient
+    if derive {
+        var h: OpaquePointer?
+        _ = gw_client_create_derived(cClient, nil, &h, nil)
+        handle = h!
+    }
+    var out: UnsafeMutablePointer<CChar>?
+    let status = gw_chat(handle, chatBody, &out)
+    precondition(status == 0)
+    gw_free(out)
+    if derive { gw_client_free(handle) }
+}
+
+func cStream() -> Int {
+    var stream: OpaquePointer?
+    precondition(gw_chat_stream_open(cClient, streamBody, &stream, nil) == 0)
+    var n = 0
+    var event: UnsafePointer<gw_event>?
+    while gw_stream_next(stream!, &event) == 0 {
+        // Copy what the Swift layer copies, so the two sides do the same work.
+        n += Int(event!.pointee.data_len) > 0 ? 1 : 0
+    }
+    var out: UnsafeMutablePointer<CChar>?
+    precondition(gw_stream_finish(stream!, &out) == 0)
+    gw_free(out)
+    gw_stream_free(stream)
+    return n
+}
+
+let client = try GwClient(optionsJSON: try JSONValue(json: options))
+let chatData = Data(chatBody.utf8)
+let typedRequest = ChatRequest(model: "gpt-test", messages: [.user("bench")])
+let streamData = Data(streamBody.utf8)
+
+// Warm up both sides (connections, threads, code paths).
+for _ in 0..<100 {
+    cChat(derive: false)
+    _ = try await client.chat(chatData)
+}
+_ = cStream()
+for try await _ in client.chatStream(streamData) {}
+
+var rows: [(String, Figure, Int)] = []
+rows.append(("C ABI: gw_chat", await measure { for _ in 0..<calls { cChat(derive: false) } }, calls))
+rows.append(("C ABI: derive + gw_chat + free", await measure { for _ in 0..<calls { cChat(derive: true) } }, calls))
+rows.append(("Swift: chat(Data) -> Data", try await measure { for _ in 0..<calls { _ = try await client.chat(chatData) } }, calls))
+rows.append(("Swift: chat(ChatRequest) typed", try await measure { for _ in 0..<calls { _ = try await client.chat(typedRequest) } }, calls))
+
+print("gw-swift bench against \(base): \(calls) sequential chat calls each")
+print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "   wall/call    CPU/call")
+for (name, f, n) in rows {
+    print(
+        "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + String(format: "  %8.1f µs  %8.1f µs", f.wall / Double(n) * 1e6, f.cpu / Double(n) * 1e6))
+}
+
+var cEvents = 0
+let cFig = await measure { for _ in 0..<streams { cEvents += cStream() } }
+var sEvents = 0
+let sFig = try await measure {
+    for _ in 0..<streams {
+        let s = client.chatStream(streamData)
+        for try await e in s { sEvents += e.data.isEmpty ? 0 : 1 }
+        _ = try await s.resultData()
+    }
+}
+print("gw-swift bench: \(streams) streams of ~\(words) events each")
+print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "      events   CPU/event  wall/event")
+for (name, f, n) in [("C ABI: gw_stream_next loop", cFig, cEvents), ("Swift: for try await in chatStream", sFig, sEvents)] {
+    print(
+        "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + String(format: "  %10d  %7.2f µs  %7.2f µs", n, f.cpu / Double(n) * 1e6, f.wall / Double(n) * 1e6))
+}
+gw_client_free(cClient)
