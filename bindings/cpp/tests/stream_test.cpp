@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -64,6 +66,31 @@ TEST_F(Streams, ExpressionInRangeForAndEventsMayBeKept)
     std::string text;
     for (const auto& ev : kept) text += ev.text();
     EXPECT_EQ(text, "Echo: keep these");
+}
+
+// The no-exceptions loop from issue 22: the range-for keeps alive only what value() (or *)
+// returns, so on a temporary Result it must be the Stream itself, not a reference into the
+// Result (ASan: stack-use-after-scope in gw::Stream::begin()).
+TEST_F(Streams, RangeForOverTheValueOfATemporaryResult)
+{
+    std::string text;
+    for (auto& ev : c.try_chat_stream(chat_request("from a temporary")).value()) text += ev.text();
+    EXPECT_EQ(text, "Echo: from a temporary");
+
+    text.clear();
+    for (const gw::Event& ev : *c.try_responses_stream(R"({"model": "m", "input": "star form"})"))
+        text += ev.text();
+    EXPECT_EQ(text, "Echo: star form");
+
+    static_assert(std::is_same_v<decltype(std::declval<gw::Result<gw::Stream>>().value()), gw::Stream>);
+    static_assert(std::is_same_v<decltype(*std::declval<gw::Result<gw::Stream>>()), gw::Stream>);
+    static_assert(std::is_same_v<decltype(std::declval<gw::Result<gw::Stream>&>().value()), gw::Stream&>);
+
+    // value_or on a temporary moves a move-only value out.
+    gw::Stream s = c.try_chat_stream(chat_request("or")).value_or(gw::Stream{});
+    text.clear();
+    for (const gw::Event& ev : s) text += ev.text();
+    EXPECT_EQ(text, "Echo: or");
 }
 
 TEST_F(Streams, EarlyBreakClosesTheStreamAndTheClientGoesOn)

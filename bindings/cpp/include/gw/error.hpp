@@ -248,14 +248,18 @@ public:
         check();
         return std::get<0>(v_);
     }
-    T&& value() &&
+    // On a temporary (`client.try_chat(req).value()`) the value is moved out and returned
+    // by value, not as T&&: a reference into the temporary would dangle once the full
+    // expression ends, e.g. in `for (auto& ev : client.try_chat_stream(req).value())`,
+    // where the range-for keeps only what value() returns alive.
+    T value() &&
     {
         check();
         return std::get<0>(std::move(v_));
     }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
-    T&& operator*() && { return std::move(*this).value(); }
+    T operator*() && { return std::move(*this).value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
@@ -263,6 +267,12 @@ public:
     T value_or(U&& fallback) const&
     {
         return ok() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(fallback));
+    }
+    // On a temporary the value is moved out (a move-only T such as gw::Stream works too).
+    template <class U>
+    T value_or(U&& fallback) &&
+    {
+        return ok() ? std::get<0>(std::move(v_)) : static_cast<T>(std::forward<U>(fallback));
     }
 
     // The failure; calling it on a success is a bug and aborts.
