@@ -86,6 +86,10 @@ TEST_F(Methods, EmbeddingDecode)
     const auto odd = gw::try_embedding_decode("AAAA");  // 3 bytes
     ASSERT_FALSE(odd.ok());
     EXPECT_TRUE(has(odd.error().message(), "4")) << odd.error().message();
+    // From gw_embedding_decode_err's error JSON, not the thread's last error.
+    EXPECT_EQ(odd.error().param(), "base64");
+    EXPECT_EQ(odd.error().code(), "invalid_argument");
+    EXPECT_TRUE(has(odd.error().what(), "gw::embedding_decode: GW_INVALID_ARGUMENT")) << odd.error().what();
 }
 
 TEST_F(Methods, ImageGenerateAndEdit)
