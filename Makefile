@@ -1,13 +1,29 @@
 # Thin wrappers over cargo and scripts/: the logic lives in the scripts so each can be read
-# and run on its own. `make test` runs every suite in TEST_SUITES; a new suite (test-go,
-# test-python, ...) is one more word there plus its own target.
+# and run on its own. `make test` installs what the suites need (scripts/ci/install-tools.sh),
+# runs every suite in TEST_SUITES through scripts/run-suite.sh (which records passed, failed,
+# or SKIPPED with the reason) and ends with one summary line; a failing suite does not stop the
+# others. A new suite is one more word in TEST_SUITES plus its own target.
 
 PREFIX ?= /usr/local
 CARGO  ?= cargo
 
-TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp test-kotlin
+# GW_CARGO_VENDOR=<folder or .tar.xz of vendored crates>: every cargo run of this Makefile and
+# its scripts builds from that copy with no network, through a CARGO_HOME of its own outside
+# the source tree (scripts/lib/cargo-vendor.sh says why a CARGO_HOME).
+ifneq ($(strip $(GW_CARGO_VENDOR)),)
+export CARGO_HOME := $(shell scripts/lib/cargo-vendor.sh "$(GW_CARGO_VENDOR)")
+ifeq ($(CARGO_HOME),)
+$(error GW_CARGO_VENDOR=$(GW_CARGO_VENDOR) could not be used (see the line above))
+endif
+export CARGO_NET_OFFLINE := true
+endif
 
-.PHONY: all build demo test bench bench-go bench-kotlin $(TEST_SUITES) install clean
+TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp \
+               test-kotlin test-swift
+SUITE := scripts/run-suite.sh
+
+.PHONY: all build tools demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
+        install vendor clean
 
 all: build
 
@@ -16,8 +32,17 @@ build:
 	$(CARGO) build --release --workspace
 	scripts/localize-static.sh
 
-demo:
+demo: tools
 	scripts/demo.sh
+
+# Debian packages and rustup components the suites and the demo need, when missing.
+tools:
+	scripts/ci/install-tools.sh
+
+# target/vendor/crates.tar.xz: every crate of Cargo.lock, for GW_CARGO_VENDOR on a machine
+# that reaches no crate registry.
+vendor:
+	scripts/vendor.sh
 
 # Prints figures, asserts nothing: gw through its C ABI against a load server beside a
 # raw-socket floor (one table, scripts/bench.sh), then the in-process figures (SSE parsing,
@@ -26,49 +51,61 @@ bench: build
 	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench
 
-test: $(TEST_SUITES)
+test:
+	@rm -rf build/test-results
+	@status=0; $(MAKE) --no-print-directory -k $(TEST_SUITES) || status=$$?; \
+	    scripts/test-summary.sh $(TEST_SUITES) && exit $$status
 
-test-fmt:
-	$(CARGO) fmt --all -- --check
+test-fmt: tools
+	$(SUITE) $@ $(CARGO) fmt --all -- --check
 
-test-clippy:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+test-clippy: tools
+	$(SUITE) $@ $(CARGO) clippy --workspace --all-targets -- -D warnings
 
-test-rust:
-	$(CARGO) test --workspace
-	$(CARGO) test --features platform-verifier --test tls
+test-rust: tools
+	$(SUITE) $@ scripts/test-rust.sh
 
 # The build regenerates include/gw.h; the checked-in copy must already match it, and compile
 # as C89, as C++ and under clang's nullability checks.
-test-header: build
-	scripts/test-header.sh
+test-header: tools build
+	$(SUITE) $@ scripts/test-header.sh
 
 # The C suite, then libgw.a linked beside another Rust static library.
-test-c: build
-	scripts/test-c.sh
-	scripts/test-static.sh
+test-c: tools build
+	$(SUITE) $@ scripts/test-c.sh
 
-test-install: build
-	scripts/test-install.sh
+test-install: tools build
+	$(SUITE) $@ scripts/test-install.sh
 
 # bindings/go: vet, go test -race against gw-mock, builds from outside the repository.
-test-go: build
-	scripts/test-go.sh
+# SKIPPED where no Go >= 1.23 can be had.
+test-go: tools build
+	$(SUITE) $@ scripts/test-go.sh
 
 # The Go binding against openai-go and go-openai on gw-mock (fetches them; not in `make test`).
 bench-go: build
 	scripts/bench-go.sh
 
-test-cpp: build
-	scripts/test-cpp.sh
+test-cpp: tools build
+	$(SUITE) $@ scripts/test-cpp.sh
 
-# bindings/kotlin: JUnit 5 through Maven against gw-mock.
-test-kotlin: build
-	scripts/test-kotlin.sh
+# bindings/kotlin: JUnit 5 through Maven against gw-mock. SKIPPED where Maven cannot download
+# the build's plugins and dependencies.
+test-kotlin: tools build
+	$(SUITE) $@ scripts/test-kotlin.sh
 
 # The Kotlin binding against openai-java on gw-mock (prints a table; not in `make test`).
 bench-kotlin: build
 	scripts/bench-kotlin.sh
+
+# bindings/swift: swift test (plain, AddressSanitizer, ThreadSanitizer) against gw-mock.
+# SKIPPED where there is no Swift toolchain.
+test-swift: tools build
+	$(SUITE) $@ scripts/test-swift.sh
+
+# The Swift layer beside the C ABI on gw-mock (prints figures; not in `make test`).
+bench-swift: build
+	scripts/bench-swift.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

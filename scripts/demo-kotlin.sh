@@ -4,12 +4,18 @@
 # Skipped with a note when Maven or a JDK is missing (scripts/ci/install-maven.sh adds them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/maven-reach.sh
 
 if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
     echo "demo-kotlin: skipped (no mvn/javac; scripts/ci/install-maven.sh installs them)"
     exit 0
 fi
 : "${GW_BASE_URL:?GW_BASE_URL must be set (scripts/demo.sh sets it)}"
+if why="$(maven_unreachable)"; then
+    echo
+    echo "demo-kotlin: skipped ($why)"
+    exit 0
+fi
 
 echo
 echo "== bindings/kotlin/examples (QuickStart.kt)"

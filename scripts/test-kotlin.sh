@@ -4,6 +4,8 @@
 # GW_MAVEN_OFFLINE=1 adds -o (works once ~/.m2 holds the dependencies: any earlier run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/suite.sh
+source scripts/lib/maven-reach.sh
 
 lib="$PWD/target/release"
 for f in "$lib/libgw.so" "$lib/gw-mock"; do
@@ -12,7 +14,11 @@ done
 command -v mvn >/dev/null || { echo "test-kotlin: mvn is not installed (scripts/ci/install-maven.sh)" >&2; exit 1; }
 
 offline=()
-[ "${GW_MAVEN_OFFLINE:-0}" = 1 ] && offline=(-o)
+if [ "${GW_MAVEN_OFFLINE:-0}" = 1 ]; then
+    offline=(-o)
+elif why="$(maven_unreachable)"; then
+    skip_suite "$why"
+fi
 
 echo "test-kotlin: mvn test (bindings/kotlin)"
 rm -rf bindings/kotlin/target/surefire-reports

@@ -3,10 +3,13 @@
 # iterators, new in 1.23). Idempotent: does nothing when a new enough go is on PATH or in
 # /usr/local/go (where the machines have it preinstalled). Debian 12's own golang-go is
 # 1.19, too old; a newer golang-1.NN-go package is used when apt offers one. Otherwise it
-# stops and says what is needed.
+# stops and says what is needed, with exit status 77: nothing on this machine offers one,
+# so test-go and the Go demo report SKIPPED rather than failing (scripts/lib/suite.sh). A
+# failed apt-get install is an error (status 1 or apt's own), never a skip.
 #
 # `install-go.sh --which` prints the directory of the go to use (for PATH) on stdout.
 set -euo pipefail
+source "$(dirname "$0")/../lib/apt.sh"
 
 which_only=false
 [ "${1:-}" = "--which" ] && which_only=true
@@ -30,18 +33,16 @@ for candidate in "$(command -v go || true)" /usr/local/go/bin/go /usr/lib/go-1.*
     fi
 done
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update </dev/null >/dev/null
+apt_refresh >/dev/null
 pkg="$(apt-cache search --names-only '^golang-1\.[0-9]+-go$' | cut -d' ' -f1 |
     sed -n 's/^golang-1\.\([0-9]*\)-go$/\1 &/p' | sort -n | awk -v m="$need_minor" '$1 >= m {p=$2} END {print p}')"
 if [ -n "$pkg" ]; then
     say "apt-get install $pkg"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "$pkg" </dev/null >&2
+    apt_install "$pkg" >&2
     minor="${pkg#golang-1.}"
     found "/usr/lib/go-1.${minor%-go}/bin/go"
 fi
 say "Go >= 1.$need_minor is needed for bindings/go and none is installed"
 say "(found: $(go version 2>/dev/null || echo 'no go'); apt offers nothing newer than Debian's 1.19)"
 say "install Go 1.$need_minor or later and put its bin directory on PATH"
-exit 1
+exit 77

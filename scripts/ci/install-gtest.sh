@@ -2,6 +2,7 @@
 # Installs what the C++ suite needs when it is missing: GoogleTest (Debian's libgtest-dev,
 # which ships the built libraries), CMake and g++. Idempotent: does nothing when all are there.
 set -euo pipefail
+source "$(dirname "$0")/../lib/apt.sh"
 
 need=()
 if [ ! -f /usr/include/gtest/gtest.h ] || ! compgen -G "/usr/lib/*/libgtest.a" >/dev/null; then
@@ -14,8 +15,5 @@ if [ "${#need[@]}" -eq 0 ]; then
     echo "install-gtest: GoogleTest, CMake and g++ are present"
     exit 0
 fi
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "install-gtest: installing ${need[*]}"
-$sudo apt-get update </dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${need[@]}" </dev/null
+apt_install "${need[@]}"

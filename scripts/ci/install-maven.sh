@@ -2,6 +2,7 @@
 # Installs Maven and a JDK (17+) from Debian when missing; does nothing when both are there.
 # Used by .ci/run before `make test` (test-kotlin needs them).
 set -euo pipefail
+source "$(dirname "$0")/../lib/apt.sh"
 
 have_jdk() {
     command -v javac >/dev/null || return 1
@@ -15,10 +16,7 @@ if command -v mvn >/dev/null && have_jdk; then
     exit 0
 fi
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 packages=(maven)
 have_jdk || packages+=(openjdk-17-jdk-headless)
 echo "install-maven: installing ${packages[*]}"
-$sudo apt-get update </dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${packages[@]}" </dev/null
+apt_install "${packages[@]}"

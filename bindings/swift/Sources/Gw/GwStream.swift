@@ -1,0 +1,360 @@
+import CGw
+import Foundation
+
+/// One event of a stream: a chat chunk, or a Responses event.
+public struct GwEvent: Sendable, Hashable {
+    /// The SSE event name: `"message"` for chat chunks, e.g. `"response.output_text.delta"` for
+    /// the Responses format.
+    public let name: String
+    /// The event's data: a JSON text, as the gateway sent it.
+    public let data: Data
+    /// The text fragment the event carries (chat `delta.content`, Responses `delta`), if any.
+    public let textDelta: String?
+    /// 0-based position of the event in the stream.
+    public let index: Int
+    /// Chat: the choice ``textDelta`` belongs to (n > 1; a chunk carrying text for several
+    /// choices comes as one event per choice). 0 for events without a choice.
+    public let choiceIndex: Int
+
+    public init(name: String, data: Data, textDelta: String?, index: Int, choiceIndex: Int) {
+        self.name = name
+        self.data = data
+        self.textDelta = textDelta
+        self.index = index
+        self.choiceIndex = choiceIndex
+    }
+
+    /// The data decoded as `T`, e.g. ``ChatCompletionChunk`` or ``JSONValue``.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T { try Codec.decode(T.self, data) }
+
+    /// The data as a ``JSONValue``.
+    public var json: JSONValue { (try? JSONValue(data: data)) ?? .null }
+
+    init(_ e: gw_event) {
+        name = String(cString: e.event)
+        data = Data(bytes: e.data, count: e.data_len)
+        textDelta = e.text_delta.map {
+            String(decoding: UnsafeRawBufferPointer(start: $0, count: e.text_delta_len), as: UTF8.self)
+        }
+        index = e.index
+        choiceIndex = e.choice_index
+    }
+}
+
+/// A streamed call (``GwClient/chatStream(_:options:)-swift.method``,
+/// ``GwClient/responsesStream(_:options:)-swift.method``): an `AsyncSequence` of ``GwEvent``s
+/// pulled from gw one at a time, then the assembled final answer from ``result()``.
+///
+/// ```swift
+/// let stream = client.chatStream(request)
+/// for try await event in stream { print(event.textDelta ?? "", terminator: "") }
+/// let completion = try await stream.result()   // the chat.completion gw assembled
+/// ```
+///
+/// - The request is sent when the loop asks for the first event (a task already cancelled
+///   sends nothing). Each further event is read only when the loop asks for it: a slow
+///   consumer leaves the rest in the socket (TCP back-pressure), gw buffers nothing more.
+/// - Cancelling the task cancels the stream in gw at once, waiting for an event or not, and
+///   the loop throws `CancellationError`. Breaking out of the loop frees the stream and
+///   closes its connection right away.
+/// - A stream is iterated once; a second `for` loop throws. ``result()`` without a loop
+///   reads the whole stream and gives only the final answer.
+/// - Failures (in-stream error events, a stream cut short) are thrown by the loop as
+///   ``GwError`` after the events before them.
+public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
+    public typealias Element = GwEvent
+    public typealias Failure = any Error
+
+    let call: StreamCall
+
+    /// The final answer: for chat the `chat.completion` gw assembled from the chunks, for
+    /// Responses the `response` of `response.completed` (or `response.incomplete`). Waits for
+    /// the end of the stream, reading (without handing out) any events the loop did not take.
+    public func result() async throws -> Final {
+        try Codec.decode(Final.self, try await call.result())
+    }
+
+    /// ``result()`` as the gateway's JSON bytes.
+    public func resultData() async throws -> Data { try await call.result() }
+
+    /// The HTTP exchange's metadata, once the stream ended (nil before).
+    public var response: GwResponseMeta? { call.meta }
+
+    /// The text of one choice (``GwEvent/textDelta`` of its events), as it comes.
+    public func textDeltas(choice: Int = 0) -> AsyncThrowingStream<String, any Error> {
+        let call = self.call
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var it = AsyncIterator(call: call, token: call.claim())
+                    while let e = try await it.next() {
+                        if e.choiceIndex == choice, let t = e.textDelta { continuation.yield(t) }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(call: call, token: call.claim()) }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let call: StreamCall
+        /// Frees the stream when the loop is left early (the iterator dropped before the end).
+        let token: StreamCall.Token?
+
+        public mutating func next() async throws -> GwEvent? {
+            guard let token else {
+                throw GwError(
+                    status: -1, message: "a GwStream is iterated once; this one already was",
+                    type: "invalid_request_error", code: "stream_reused")
+            }
+            return try await call.next(token)
+        }
+    }
+}
+
+/// The state of one streamed call: its derived handle, the gw_stream once open, how it ended.
+final class StreamCall: @unchecked Sendable {
+    enum Opener: Sendable { case chat, responses }
+    enum Phase {
+        case ready, open, done(Data), failed(any Error), abandoned
+    }
+    enum Step: Sendable {
+        case event(GwEvent)
+        case done(Data, GwResponseMeta?)
+        case failed(Int32, String?, GwResponseMeta?)
+    }
+
+    /// Held by the one iterator; its deinit abandons a stream left before its end.
+    final class Token: Sendable {
+        let call: StreamCall
+        init(_ call: StreamCall) { self.call = call }
+        deinit { call.abandon() }
+    }
+
+    private let lock = NSLock()
+    private let handle: Handle?
+    private let pool: BlockingPool
+    private let request: CText?
+    private let opener: Opener
+    private let options: GwCallOptions
+    private var stream: OpaquePointer?
+    private var phase: Phase
+    private var claimed = false
+    private var busy = false
+    private var freeWhenIdle = false
+    private(set) var metaStorage: GwResponseMeta?
+
+    var meta: GwResponseMeta? { lock.withLock { metaStorage } }
+
+    init(client: GwClient, opener: Opener, body: () throws -> Data, options: GwCallOptions) {
+        self.pool = client.pool
+        self.opener = opener
+        self.options = options
+        do {
+            let request = try CText(body(), "request")
+            self.handle = try client.base.derive(options.json())
+            self.request = request
+            self.phase = .ready
+        } catch {
+            self.handle = nil
+            self.request = nil
+            self.phase = .failed(error)
+        }
+    }
+
+    deinit {
+        gw_stream_free(stream)
+    }
+
+    func claim() -> Token? {
+        lock.withLock {
+            if claimed { return nil }
+            claimed = true
+            return Token(self)
+        }
+    }
+
+    /// The loop was left before the end: free the stream now (closing its connection).
+    func abandon() {
+        lock.withLock {
+            guard case .open = phase else {
+                if case .ready = phase { phase = .abandoned }
+                return
+            }
+            phase = .abandoned
+            if busy {
+                freeWhenIdle = true
+            } else {
+                gw_stream_free(stream)
+                stream = nil
+            }
+        }
+    }
+
+    /// Ends the call as `error`, freeing the stream (unless a step still runs: it frees it).
+    private func fail(_ error: any Error) {
+        lock.withLock {
+            if case .open = phase {} else if case .ready = phase {} else { return }
+            phase = .failed(error)
+            if busy {
+                freeWhenIdle = true
+            } else {
+                gw_stream_free(stream)
+                stream = nil
+            }
+        }
+    }
+
+    func next(_ token: Token) async throws -> GwEvent? {
+        switch lock.withLock({ phase }) {
+        case .done: return nil
+        case .failed(let e): throw e
+        case .abandoned: return nil
+        case .ready, .open: break
+        }
+        if Task.isCancelled {
+            fail(CancellationError())
+            throw CancellationError()
+        }
+        let step: Step
+        do {
+            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: false) }
+        } catch {
+            fail(error)
+            throw error
+        }
+        switch step {
+        case .event(let e):
+            return e
+        case .done(_, let meta):
+            if let meta { options.onResponse?(meta) }
+            return nil
+        case .failed(let status, let text, let meta):
+            let error: any Error =
+                Task.isCancelled ? CancellationError() : GwError(status: Int(status), errorJSON: text, response: meta)
+            fail(error)
+            throw error
+        }
+    }
+
+    func result() async throws -> Data {
+        switch lock.withLock({ phase }) {
+        case .done(let d): return d
+        case .failed(let e): throw e
+        case .abandoned:
+            throw GwError(
+                status: -1, message: "the stream was left before its end (the loop broke out); its result is gone",
+                type: "invalid_request_error", code: "stream_abandoned")
+        case .ready, .open: break
+        }
+        if Task.isCancelled {
+            fail(CancellationError())
+            throw CancellationError()
+        }
+        let step: Step
+        do {
+            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: true) }
+        } catch {
+            fail(error)
+            throw error
+        }
+        switch step {
+        case .event:
+            throw GwError(status: -99, message: "gw handed out an event while draining")
+        case .done(let final, let meta):
+            if let meta { options.onResponse?(meta) }
+            return final
+        case .failed(let status, let text, let meta):
+            let error: any Error =
+                Task.isCancelled ? CancellationError() : GwError(status: Int(status), errorJSON: text, response: meta)
+            fail(error)
+            throw error
+        }
+    }
+
+    /// One blocking step on a pool thread: open if needed, then the next event (or, with
+    /// `drain`, the final answer).
+    private func step(drain: Bool) -> Step {
+        guard let handle, let request else { return .failed(-99, nil, nil) }
+        let current: OpaquePointer? = lock.withLock {
+            switch phase {
+            case .ready, .open:
+                busy = true
+                return stream
+            default:
+                return nil
+            }
+        }
+        var s = current
+        var result: Step
+        defer {
+            lock.withLock {
+                busy = false
+                switch result {
+                case .event: break
+                case .done(let d, let m):
+                    phase = .done(d)
+                    metaStorage = m
+                    freeWhenIdle = true
+                case .failed(_, _, let m):
+                    metaStorage = m
+                    freeWhenIdle = true
+                }
+                if freeWhenIdle {
+                    gw_stream_free(s)
+                    stream = nil
+                    freeWhenIdle = false
+                } else {
+                    stream = s
+                    if case .ready = phase { phase = .open }
+                }
+            }
+        }
+        var out: UnsafeMutablePointer<CChar>?
+        if s == nil {
+            let status = request.with { body in
+                switch opener {
+                case .chat: return gw_chat_stream_open(handle.pointer, body, &s, &out)
+                case .responses: return gw_responses_stream_open(handle.pointer, body, &s, &out)
+                }
+            }
+            if status != 0 || s == nil {
+                result = .failed(status == 0 ? -99 : status, takeString(out), handle.lastResponse())
+                return result
+            }
+            gw_free(out)
+        }
+        guard let open = s else {
+            result = .failed(-99, nil, nil)
+            return result
+        }
+        if !drain {
+            var event: UnsafePointer<gw_event>?
+            let status = gw_stream_next(open, &event)
+            if status == 0, let event {
+                result = .event(GwEvent(event.pointee))
+                return result
+            }
+            if status != 1 {
+                var err: UnsafeMutablePointer<CChar>?
+                _ = gw_stream_finish(open, &err)
+                result = .failed(status, takeString(err), handle.lastResponse())
+                return result
+            }
+        }
+        let status = gw_stream_finish(open, &out)
+        let text = takeData(out)
+        let meta = handle.lastResponse()
+        if status == 0, let text {
+            result = .done(text, meta)
+        } else {
+            result = .failed(status == 0 ? -4 : status, text.map { String(decoding: $0, as: UTF8.self) }, meta)
+        }
+        return result
+    }
+}
