@@ -69,14 +69,7 @@ fn generate_header(crate_dir: &Path) -> Result<String, String> {
     // A mark after every `*`, for nullability::annotate to replace.
     config.pointer.nullable_attribute = Some(nullability::MARK.to_string());
     config.pointer.non_null_attribute = Some(nullability::MARK.to_string());
-    config.after_includes = Some(format!(
-        "\n/* The version of this header; gw_version() gives the library's. */\n\
-         #define GW_VERSION_MAJOR {}\n#define GW_VERSION_MINOR {}\n#define GW_VERSION_PATCH {}\n\n{}",
-        env!("CARGO_PKG_VERSION_MAJOR"),
-        env!("CARGO_PKG_VERSION_MINOR"),
-        env!("CARGO_PKG_VERSION_PATCH"),
-        nullability::PROLOGUE,
-    ));
+    config.after_includes = Some(version_macros() + "\n" + nullability::PROLOGUE);
     let bindings = cbindgen::Builder::new()
         .with_crate(crate_dir)
         .with_config(config)
@@ -97,6 +90,33 @@ fn generate_header(crate_dir: &Path) -> Result<String, String> {
         nullability::EPILOGUE,
         &text[guard_end..]
     ))
+}
+
+/// The header's version, as numbers and (like LIBCURL_VERSION_NUM) as one
+/// number 0xXXYYZZ that preprocessor conditions can compare.
+fn version_macros() -> String {
+    let part = |s: &str| -> u32 { s.parse().expect("cargo gives numeric version parts") };
+    let (major, minor, patch) = (
+        part(env!("CARGO_PKG_VERSION_MAJOR")),
+        part(env!("CARGO_PKG_VERSION_MINOR")),
+        part(env!("CARGO_PKG_VERSION_PATCH")),
+    );
+    assert!(
+        minor <= 0xff && patch <= 0xff,
+        "GW_VERSION_NUM has one byte for the minor and patch numbers"
+    );
+    format!(
+        "\n/*\n * The version of this header; gw_version() gives the library's.\n \
+         * GW_VERSION_NUM is 0xXXYYZZ (major, minor, patch, a byte each), so\n \
+         * `#if GW_VERSION_NUM >= 0x000200` or GW_VERSION_AT_LEAST(0, 2, 0) selects\n \
+         * code by version at compile time.\n */\n\
+         #define GW_VERSION_MAJOR {major}\n#define GW_VERSION_MINOR {minor}\n\
+         #define GW_VERSION_PATCH {patch}\n#define GW_VERSION_STRING \"{major}.{minor}.{patch}\"\n\
+         #define GW_VERSION_NUM 0x{num:06x}\n\
+         #define GW_VERSION_AT_LEAST(x, y, z) \\\n  \
+         (GW_VERSION_NUM >= (((x) << 16) | ((y) << 8) | (z)))\n",
+        num = (major << 16) | (minor << 8) | patch,
+    )
 }
 
 /// Leaves the file (and its mtime) alone when the text is the same.

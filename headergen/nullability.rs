@@ -107,6 +107,11 @@ const RULES: &[Rule] = &[
     rule("gw_client_new", "api_key", &[Nullable]),
     rule("gw_request", "body_json", &[Nullable]),
     rule("gw_image_edit_upload", "mask", &[Nullable]),
+    // Cancelling NULL is fine (nothing happens), as documented.
+    rule("gw_client_cancel", "client", &[Nullable]),
+    // The JSON helpers' inputs.
+    rule("gw_json_quote", "text", &[Nonnull]),
+    rule("gw_json_get", "json", &[Nonnull]),
     // Out-parameters receiving a handle: required, set to NULL on failure.
     rule("gw_client_create", "client", &[Nullable, Nonnull]),
     rule("gw_client_create_derived", "client", &[Nullable, Nonnull]),

@@ -23,10 +23,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The version of this header; gw_version() gives the library's. */
+/*
+ * The version of this header; gw_version() gives the library's.
+ * GW_VERSION_NUM is 0xXXYYZZ (major, minor, patch, a byte each), so
+ * `#if GW_VERSION_NUM >= 0x000200` or GW_VERSION_AT_LEAST(0, 2, 0) selects
+ * code by version at compile time.
+ */
 #define GW_VERSION_MAJOR 0
 #define GW_VERSION_MINOR 1
 #define GW_VERSION_PATCH 0
+#define GW_VERSION_STRING "0.1.0"
+#define GW_VERSION_NUM 0x000100
+#define GW_VERSION_AT_LEAST(x, y, z) \
+  (GW_VERSION_NUM >= (((x) << 16) | ((y) << 8) | (z)))
 
 /*
  * Nullability, for clang, Swift and Kotlin/Native: every pointer below is
@@ -53,6 +62,12 @@
  * `gw_stream_next`: the stream ended after its terminal event (not an error).
  */
 #define GW_DONE 1
+
+/**
+ * `gw_json_get`: the document is JSON but holds no value (or `null`) at the
+ * path (not an error).
+ */
+#define GW_ABSENT 2
 
 /**
  * The gateway answered 400.
@@ -173,11 +188,6 @@
  * Vendor R tasks: GET /vendorR/task/{taskId}.
  */
 #define GW_VIDEO_VENDOR_R 3
-
-/**
- * The event cap when none is set (`SseParser::max_event_bytes`).
- */
-#define DEFAULT_MAX_EVENT ((8 * 1024) * 1024)
 
 /**
  * An opaque gateway client handle.
@@ -478,8 +488,11 @@ int gw_client_create_derived(const struct gw_client *base,
  * Every later call on the handle returns `GW_CANCELLED` at once, and so does
  * `gw_stream_next` on a stream opened on it. The base handle and other
  * derived handles are not affected. NULL is fine (nothing happens).
+ *
+ * The handle is `const` like in every other call: cancelling is a
+ * thread-safe operation on a shared handle, not a change of its settings.
  */
-void gw_client_cancel(struct gw_client *client);
+void gw_client_cancel(const struct gw_client *GW_NULLABLE client);
 
 /**
  * JSON about the last exchange finished on this handle, success or a failure
@@ -519,10 +532,28 @@ int gw_embeddings(const struct gw_client *client,
  *
  * Returns `GW_OK`, or `GW_INVALID_ARGUMENT` for NULL pointers, invalid base64 or
  * a byte count that is not a multiple of 4 (`gw_last_error()` says which).
+ * Bindings use `gw_embedding_decode_err`, which returns the error as JSON.
  */
 int gw_embedding_decode(const char *base64,
                         float *GW_NULLABLE *GW_NONNULL out_floats,
                         size_t *out_len);
+
+/**
+ * `gw_embedding_decode` reporting through out-parameters only (see
+ * `gw_client_create`), for bindings whose calls may change OS threads.
+ *
+ * Returns `GW_OK` with `*out_floats` (`*out_len` values, freed with `gw_free`;
+ * an empty embedding still gives a non-NULL pointer) and `*err_json` NULL, or
+ * a status with `*out_floats` NULL, `*out_len` 0 and the error JSON
+ * `{"error":{"message","type","code","status","param"}}` in `*err_json`:
+ * `GW_INVALID_ARGUMENT` for a NULL `base64`, `out_floats` or `out_len`,
+ * invalid base64 or a byte count that is not a multiple of 4. `*err_json` is
+ * freed with `gw_free`; `err_json` may be NULL. Safe from any thread.
+ */
+int gw_embedding_decode_err(const char *base64,
+                            float *GW_NULLABLE *GW_NONNULL out_floats,
+                            size_t *out_len,
+                            char *GW_NULLABLE *GW_NULLABLE err_json);
 
 /**
  * POST /v1/images/generations: `{"model","prompt","size","seed","guidance_scale",...}`.
@@ -551,6 +582,57 @@ int gw_image_edit_upload(const struct gw_client *client,
                          const struct gw_file *image,
                          const struct gw_file *GW_NULLABLE mask,
                          char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * Quotes `text` (NUL-terminated UTF-8) as a JSON string literal, the quotes
+ * included: `say "hi"` gives `"say \"hi\""`. `"`, `\` and control characters
+ * are escaped; other characters are copied as they are. Splice the result
+ * into a request instead of the raw text, so user text can never add fields:
+ *
+ * ```c
+ * char *model_json = NULL;
+ * if (gw_json_quote(model, &model_json) == GW_OK)
+ *     snprintf(request, size, "{\"model\": %s, ...}", model_json);
+ * gw_free(model_json);
+ * ```
+ *
+ * Returns `GW_OK` with the literal in `*out`, or `GW_INVALID_ARGUMENT` (`text`
+ * NULL or not valid UTF-8) with the error JSON in `*out`, like every call.
+ * `*out` is freed with `gw_free`; `out` may be NULL. Needs no client, does no
+ * I/O; safe from any thread.
+ */
+int gw_json_quote(const char *text, char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * Reads the value at `path` in the JSON document `json` (e.g. an answer in
+ * `*out`) into a newly allocated string: a JSON string's text, unescaped
+ * (`\u0000` inside it comes out as a space); a number, `true`, `false`, an
+ * object or an array as compact JSON text, numbers exactly as written.
+ *
+ * `path` is object keys and array indexes joined by dots, an index also
+ * written `[N]`: `"choices.0.message.content"`, `"choices[0].delta"`,
+ * `"data.0.url"`, `"error.message"`, `"usage.total_tokens"`. A path that
+ * starts with `/` is a JSON Pointer (RFC 6901: `"/headers/x-request-id"`,
+ * `~1` for `/` and `~0` for `~` in a key), for keys that hold `.` or `[`.
+ * `""` is the whole document.
+ *
+ * Returns:
+ * - `GW_OK` with the value in `*out`;
+ * - `GW_ABSENT` (2, not an error) when `json` is JSON but holds nothing at
+ *   `path` (a key missing, an index past the end, a step into a string or
+ *   number) or holds `null` there (`message.content` beside tool calls):
+ *   `*out` is NULL;
+ * - `GW_DECODE` when `json` is not one well-formed JSON value;
+ * - `GW_INVALID_ARGUMENT` when `json` or `path` is NULL or not UTF-8, or
+ *   `path` is malformed (an empty step as in `"a..b"`, `[x]`, a bad `~` escape).
+ *
+ * On a failure `*out` holds the error JSON, as for every call. `*out` is freed
+ * with `gw_free`; `out` may be NULL. `json` is only read during the call.
+ * Needs no client, does no I/O; safe from any thread.
+ */
+int gw_json_get(const char *json,
+                const char *path,
+                char *GW_NULLABLE *GW_NULLABLE out);
 
 /**
  * The message of the calling thread's most recent failed gw call, or "" when

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs libgw.so, libgw.a, gw.h, gw.pc, the C++ headers (include/gw/) and the CMake
-# package (lib/cmake/gw) under $PREFIX (default /usr/local).
+# Installs libgw.so, libgw.a, gw.h, gw.pc and gw-static.pc, the C++ headers (include/gw/)
+# and the CMake package (lib/cmake/gw) under $PREFIX (default /usr/local).
 # DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
 # The shared library goes in as libgw.so.X.Y.Z with the usual links: libgw.so.X (its SONAME,
 # which programs record and the loader looks for) and libgw.so (what -lgw finds).
@@ -23,7 +23,11 @@ ln -sfn "libgw.so.$version" "$dest/lib/libgw.so.$major"
 ln -sfn "libgw.so.$major" "$dest/lib/libgw.so"
 install -m 0644 target/release/libgw.a "$dest/lib/libgw.a"
 install -m 0644 include/gw.h "$dest/include/gw.h"
-sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" gw.pc.in >"$dest/lib/pkgconfig/gw.pc"
+# gw.pc links libgw.so; gw-static.pc names libgw.a itself (with -lgw the linker would take
+# libgw.so even under `pkg-config --static`).
+for pc in gw gw-static; do
+    sed -e "s|@PREFIX@|$prefix|g" -e "s|@VERSION@|$version|g" "$pc.pc.in" >"$dest/lib/pkgconfig/$pc.pc"
+done
 
 # C++: the header-only binding and find_package(gw CONFIG) (gw::gw, gw::gw_static). The
 # config finds the prefix from its own place; the version file gets the version and the

@@ -2,7 +2,8 @@
 # The C suite (tests/c): built against include/gw.h with -Wall -Wextra -Werror, linked once
 # with libgw.so and once with libgw.a; both run against one gw-mock, and the shared build
 # runs again under valgrind (no leak, no memory error). Every run happens even when an
-# earlier one fails, so one pass shows everything. Expects `make build` to have run.
+# earlier one fails, so one pass shows everything. The C examples run too (under valgrind).
+# Expects `make build` to have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/mock.sh
@@ -51,6 +52,39 @@ suppressed="$(sed -n 's/.*suppressed: [0-9,]* bytes in \([0-9,]*\) blocks.*/\1/p
 if [ "$vg_status" -ne 0 ] || [ "${suppressed:-0}" -gt 1 ]; then
     failed+=(valgrind)
 fi
+
+# The C examples (examples/*.c) as `make demo` builds them, run against the mock under
+# valgrind. chat_stream gets the model name from issue 22 that used to inject a field
+# ("temperature": 9, refused): quoted with gw_json_quote, it is one model name.
+echo "test-c: examples/*.c and the README's quick start, given text that would inject a field"
+injection='m", "temperature": 9, "x": "'
+examples_ok=1
+for example in chat_stream image video; do
+    cc -Wall -Wextra -Werror -std=c11 -g -Iinclude "examples/$example.c" -o "$out/$example" \
+        -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib" || { examples_ok=0; continue; }
+    if ! GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test GW_POLL_MS=50 GW_CHAT_MODEL="$injection" \
+        valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+            --show-leak-kinds=definite,indirect,possible --error-exitcode=1 \
+            --suppressions=tests/c/valgrind.supp "$out/$example" >"$out/$example.log" 2>&1; then
+        cat "$out/$example.log" >&2
+        examples_ok=0
+    fi
+done
+# The README's C quick start, run with a prompt that would inject a field unquoted.
+sed -n '/^## Quick start (C)/,/^```$/p' README.md | sed '1,/^```c$/d; $d' >"$out/quick_start.c"
+if cc -Wall -Wextra -Werror -std=c11 -Iinclude "$out/quick_start.c" -o "$out/quick_start" \
+        -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib" &&
+    GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test "$out/quick_start" "$injection" \
+        >"$out/quick_start.log" 2>&1; then
+    grep -qF "Echo: $injection" "$out/quick_start.log" || examples_ok=0
+else
+    cat "$out/quick_start.log" >&2
+    examples_ok=0
+fi
+grep -q '^usage: {' "$out/chat_stream.log" || examples_ok=0
+grep -q '^image: http' "$out/image.log" || examples_ok=0
+grep -q '^video: http' "$out/video.log" || examples_ok=0
+[ "$examples_ok" -eq 1 ] || { cat "$out"/{chat_stream,image,video,quick_start}.log >&2; failed+=(examples); }
 
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "test-c: FAILED: ${failed[*]}" >&2

@@ -4,7 +4,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer, linked once with libgw.so and once with
 # libgw.a; a -fno-exceptions program over the try_ API; and the installed package: `make
 # install` into a scratch prefix (and a DESTDIR staging), examples/cpp built with CMake
-# against it (gw::gw and gw::gw_static). All run against one gw-mock, every part even when
+# against it (gw::cpp and gw::cpp_static), and a C-only project against gw::gw and
+# gw::gw_static. All run against one gw-mock, every part even when
 # an earlier one fails, so one pass shows everything. Expects `make build` to have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,7 +108,7 @@ check_example() {  # PREFIX STATIC NAME
     local dir="$out/example-$3"
     build_cpp_example "$1" "$dir" "$2" || return 1
     if [ "$2" = ON ] && ldd "$dir/chat_stream" | grep -q libgw; then
-        echo "test-cpp: the gw::gw_static example needs libgw.so" >&2
+        echo "test-cpp: the gw::cpp_static example needs libgw.so" >&2
         return 1
     fi
     local output
@@ -115,8 +116,37 @@ check_example() {  # PREFIX STATIC NAME
     echo "$output" | sed 's/^/    /'
     grep -q "Echo: Say hello to C++ in five words" <<<"$output" && grep -q '"total_tokens"' <<<"$output"
 }
-check_example "$PWD/$out/prefix" OFF shared || failed+=(cmake-gw::gw)
-check_example "$PWD/$out/stage/usr/local" ON static || failed+=(cmake-gw::gw_static)
+check_example "$PWD/$out/prefix" OFF shared || failed+=(cmake-gw::cpp)
+check_example "$PWD/$out/stage/usr/local" ON static || failed+=(cmake-gw::cpp_static)
+
+# gw::gw stays usable from C: a project with no C++ compiler enabled links it and gw::gw_static.
+echo "test-cpp: a C-only CMake project links gw::gw and gw::gw_static"
+c_project="$out/c-consumer"
+rm -rf "$c_project" && mkdir -p "$c_project/src"
+cat >"$c_project/src/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(gw_c_consumer LANGUAGES C)
+find_package(gw 0.1 CONFIG REQUIRED)
+add_executable(hello_shared main.c)
+target_link_libraries(hello_shared PRIVATE gw::gw)
+add_executable(hello_static main.c)
+target_link_libraries(hello_static PRIVATE gw::gw_static)
+CMAKE
+cat >"$c_project/src/main.c" <<'C'
+#include <stdio.h>
+#include <gw.h>
+int main(void) { printf("gw %s from C\n", gw_version()); return 0; }
+C
+if { cmake -S "$c_project/src" -B "$c_project/build" -DCMAKE_PREFIX_PATH="$PWD/$out/prefix" \
+         -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" && cmake --build "$c_project/build"; } \
+        >"$c_project.log" 2>&1 &&
+    "$c_project/build/hello_shared" && "$c_project/build/hello_static" &&
+    ! ldd "$c_project/build/hello_static" | grep -q libgw; then
+    :
+else
+    cat "$c_project.log" >&2
+    failed+=(cmake-c-consumer)
+fi
 
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "test-cpp: FAILED: ${failed[*]} ($((SECONDS - start)) s)" >&2

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Checks `make install` as a user meets it: installs into a scratch PREFIX, then builds and runs
-# a small program with the installed gw.pc, linked shared and static. The shared library must
-# carry the SONAME libgw.so.0 (installed as libgw.so.X.Y.Z with its links), and the program
-# must record libgw.so.0, not libgw.so.
+# Checks `make install` as a user meets it: installs into a scratch PREFIX, compiles the
+# README's C quick start, then builds and runs a small program with the installed gw.pc
+# (shared) and gw-static.pc (static). The shared library must carry the SONAME libgw.so.0
+# (installed as libgw.so.X.Y.Z with its links), the shared program must record libgw.so.0,
+# not libgw.so, and the static one must not need libgw.so at all (ldd, and a run with it
+# moved away).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,10 +18,21 @@ cat >"$prefix/hello.c" <<'C'
 #include <gw.h>
 int main(void)
 {
-    printf("gw %s, %s\n", gw_version(), gw_status_str(GW_TIMEOUT));
-    return 0;
+    char *quoted = NULL;
+    int rc = gw_json_quote("a \"b\"", &quoted);
+    printf("gw %s (header %s, 0x%06x), %s, %s\n", gw_version(), GW_VERSION_STRING,
+           (unsigned)GW_VERSION_NUM, gw_status_str(GW_TIMEOUT), quoted);
+    gw_free(quoted);
+    return rc;
 }
 C
+
+# The README's C quick start compiles as it stands against the installed tree.
+sed -n '/^## Quick start (C)/,/^```$/p' README.md | sed '1,/^```c$/d; $d' >"$prefix/quick_start.c"
+grep -q gw_json_quote "$prefix/quick_start.c" || { echo "test-install: no quick start in README.md" >&2; exit 1; }
+cc -std=c11 -Wall -Wextra -Werror "$prefix/quick_start.c" -o "$prefix/quick_start" \
+    $(pkg-config --cflags --libs gw) -Wl,-rpath,"$prefix/lib"
+echo "test-install: the README's C quick start compiles"
 
 echo "test-install: pkg-config --cflags --libs gw: $(pkg-config --cflags --libs gw)"
 cc -std=c11 -Wall -Werror "$prefix/hello.c" -o "$prefix/hello_shared" \
@@ -46,13 +59,19 @@ if [ "$needed" != "$soname" ]; then
 fi
 echo "test-install: SONAME $soname, program records $needed"
 
-# Static: libgw.a in place of -lgw, plus what it needs (Libs.private).
+# Static, the README's recipe: gw-static.pc names libgw.a itself. The program must not need
+# libgw.so (ldd, and no NEEDED entry), and must run with no libgw.so anywhere to be found.
+echo "test-install: pkg-config --cflags --libs gw-static: $(pkg-config --cflags --libs gw-static)"
 cc -std=c11 -Wall -Werror "$prefix/hello.c" -o "$prefix/hello_static" \
-    $(pkg-config --cflags gw) -Wl,-Bstatic -lgw -Wl,-Bdynamic \
-    $(pkg-config --static --libs-only-L --libs-only-l gw | sed 's/ -lgw / /')
-"$prefix/hello_static"
-if ldd "$prefix/hello_static" | grep -q libgw; then
-    echo "test-install: the static build still needs libgw.so" >&2
+    $(pkg-config --cflags --libs gw-static)
+if ldd "$prefix/hello_static" | grep libgw ||
+    readelf -d "$prefix/hello_static" | grep -q 'NEEDED.*libgw'; then
+    echo "test-install: the gw-static build still needs libgw.so" >&2
     exit 1
 fi
+mkdir "$prefix/moved"
+mv "$prefix"/lib/libgw.so* "$prefix/moved/"
+"$prefix/hello_static"
+mv "$prefix"/moved/libgw.so* "$prefix/lib/"
+echo "test-install: the gw-static build runs without libgw.so: $(ldd "$prefix/hello_static" | tr -s ' \t\n' ' ')"
 echo "test-install: ok"

@@ -9,6 +9,9 @@ use serde_json::{json, Map, Value};
 pub const GW_OK: i32 = 0;
 /// `gw_stream_next`: the stream ended after its terminal event (not an error).
 pub const GW_DONE: i32 = 1;
+/// `gw_json_get`: the document is JSON but holds no value (or `null`) at the
+/// path (not an error).
+pub const GW_ABSENT: i32 = 2;
 /// The gateway answered 400.
 pub const GW_BAD_REQUEST: i32 = 400;
 /// The gateway answered 401 (missing or invalid API key).
@@ -313,6 +316,7 @@ pub fn status_str(status: i32) -> &'static str {
     match status {
         GW_OK => "GW_OK",
         GW_DONE => "GW_DONE",
+        GW_ABSENT => "GW_ABSENT",
         GW_BAD_REQUEST => "GW_BAD_REQUEST",
         GW_UNAUTHORIZED => "GW_UNAUTHORIZED",
         GW_FORBIDDEN => "GW_FORBIDDEN",

@@ -14,7 +14,7 @@ int main()
 {
     const char* env_model = std::getenv("GW_CHAT_MODEL");
     const std::string model = env_model != nullptr ? env_model : "chat-model";
-    const std::string request = R"({"model": )" + gw::json::quote(model) + R"(,
+    const std::string request = R"({"model": )" + gw::json_text::quote(model) + R"(,
         "messages": [{"role": "user", "content": "Say hello to C++ in five words"}],
         "stream_options": {"include_usage": true}})";
 
@@ -28,7 +28,7 @@ int main()
 
         // The chat.completion assembled from the chunks.
         const std::string completion = stream.finish();
-        const auto usage = gw::json::find(completion, {"usage"});
+        const auto usage = gw::json_text::find(completion, {"usage"});
         std::cout << "usage: " << (usage ? std::string(*usage) : "(the gateway sent none)") << '\n';
         std::cout << "request id: " << stream.meta().request_id().value_or("(none)") << '\n';
     } catch (const gw::Error& e) {

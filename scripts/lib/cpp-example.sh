@@ -2,7 +2,7 @@
 # does, with CMake's find_package(gw CONFIG) against an installed tree.
 
 # build_cpp_example PREFIX BUILD_DIR STATIC: configures and builds examples/cpp against the
-# gw installed in PREFIX, linking gw::gw_static when STATIC is ON, gw::gw when OFF. The
+# gw installed in PREFIX, linking gw::cpp_static when STATIC is ON, gw::cpp when OFF. The
 # program is BUILD_DIR/chat_stream; CMake's output goes to BUILD_DIR.log, shown on failure.
 build_cpp_example() {
     local prefix="$1" dir="$2" static="$3"

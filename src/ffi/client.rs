@@ -208,8 +208,11 @@ unsafe fn derive(base: *const gw_client, options_json: *const c_char) -> Result<
 /// Every later call on the handle returns `GW_CANCELLED` at once, and so does
 /// `gw_stream_next` on a stream opened on it. The base handle and other
 /// derived handles are not affected. NULL is fine (nothing happens).
+///
+/// The handle is `const` like in every other call: cancelling is a
+/// thread-safe operation on a shared handle, not a change of its settings.
 #[no_mangle]
-pub unsafe extern "C" fn gw_client_cancel(client: *mut gw_client) {
+pub unsafe extern "C" fn gw_client_cancel(client: *const gw_client) {
     catch((), || {
         if let Ok(client) = args::client(client) {
             client.cancel();

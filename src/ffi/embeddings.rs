@@ -3,13 +3,12 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
-use crate::error::{Error, GW_INVALID_ARGUMENT, GW_OK};
+use crate::error::Error;
 use crate::ops;
 
 use super::args;
 use super::client::gw_client;
-use super::guard::catch;
-use super::last_error::set_last_error;
+use super::guard::report;
 use super::op::json_op;
 
 /// POST /v1/embeddings: `{"model","input","encoding_format","dimensions"}`.
@@ -28,38 +27,57 @@ pub unsafe extern "C" fn gw_embeddings(
 ///
 /// Returns `GW_OK`, or `GW_INVALID_ARGUMENT` for NULL pointers, invalid base64 or
 /// a byte count that is not a multiple of 4 (`gw_last_error()` says which).
+/// Bindings use `gw_embedding_decode_err`, which returns the error as JSON.
 #[no_mangle]
 pub unsafe extern "C" fn gw_embedding_decode(
     base64: *const c_char,
     out_floats: *mut *mut f32,
     out_len: *mut usize,
 ) -> c_int {
-    catch(crate::error::GW_INTERNAL, || {
+    gw_embedding_decode_err(base64, out_floats, out_len, std::ptr::null_mut())
+}
+
+/// `gw_embedding_decode` reporting through out-parameters only (see
+/// `gw_client_create`), for bindings whose calls may change OS threads.
+///
+/// Returns `GW_OK` with `*out_floats` (`*out_len` values, freed with `gw_free`;
+/// an empty embedding still gives a non-NULL pointer) and `*err_json` NULL, or
+/// a status with `*out_floats` NULL, `*out_len` 0 and the error JSON
+/// `{"error":{"message","type","code","status","param"}}` in `*err_json`:
+/// `GW_INVALID_ARGUMENT` for a NULL `base64`, `out_floats` or `out_len`,
+/// invalid base64 or a byte count that is not a multiple of 4. `*err_json` is
+/// freed with `gw_free`; `err_json` may be NULL. Safe from any thread.
+#[no_mangle]
+pub unsafe extern "C" fn gw_embedding_decode_err(
+    base64: *const c_char,
+    out_floats: *mut *mut f32,
+    out_len: *mut usize,
+    err_json: *mut *mut c_char,
+) -> c_int {
+    args::put(out_floats, std::ptr::null_mut());
+    args::put(out_len, 0);
+    report(err_json, || {
         if out_floats.is_null() || out_len.is_null() {
-            set_last_error("out_floats and out_len must not be NULL");
-            return GW_INVALID_ARGUMENT;
+            let name = if out_floats.is_null() {
+                "out_floats"
+            } else {
+                "out_len"
+            };
+            return Err(Error::invalid_param(
+                name,
+                "out_floats and out_len must not be NULL",
+            ));
         }
-        *out_floats = std::ptr::null_mut();
-        *out_len = 0;
-        let decoded = args::text(base64, "base64").and_then(decode_floats);
-        match decoded {
-            Ok(floats) => {
-                let bytes = floats.len().max(1) * std::mem::size_of::<f32>();
-                let p = libc::malloc(bytes) as *mut f32;
-                if p.is_null() {
-                    set_last_error("out of memory");
-                    return crate::error::GW_INTERNAL;
-                }
-                std::ptr::copy_nonoverlapping(floats.as_ptr(), p, floats.len());
-                *out_floats = p;
-                *out_len = floats.len();
-                GW_OK
-            }
-            Err(e) => {
-                set_last_error(&e.to_string());
-                e.status()
-            }
+        let floats = decode_floats(args::text(base64, "base64")?)?;
+        let bytes = floats.len().max(1) * std::mem::size_of::<f32>();
+        let p = libc::malloc(bytes) as *mut f32;
+        if p.is_null() {
+            return Err(Error::Internal("out of memory".into()));
         }
+        std::ptr::copy_nonoverlapping(floats.as_ptr(), p, floats.len());
+        *out_floats = p;
+        *out_len = floats.len();
+        Ok(())
     })
 }
 

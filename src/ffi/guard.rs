@@ -4,7 +4,7 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{Error, GW_INTERNAL, GW_OK};
+use crate::error::{Error, GW_ABSENT, GW_INTERNAL, GW_OK};
 
 use super::last_error::set_last_error;
 
@@ -12,6 +12,16 @@ use super::last_error::set_last_error;
 /// on failure (never a partial result); the status is returned. Everything,
 /// the bookkeeping after the body included, runs inside the panic guard.
 pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, Error>) -> c_int {
+    call_or_absent(out, || body().map(Some))
+}
+
+/// As `call`, for an export that may find nothing (`gw_json_get`): `Ok(None)`
+/// returns `GW_ABSENT` with `*out` NULL, which is not a failure (the thread's
+/// last error is left alone).
+pub(crate) fn call_or_absent(
+    out: *mut *mut c_char,
+    body: impl FnOnce() -> Result<Option<String>, Error>,
+) -> c_int {
     let guarded = catch_unwind(AssertUnwindSafe(|| {
         if !out.is_null() {
             // SAFETY: the caller passes NULL or a writable `char **` (header contract).
@@ -20,7 +30,8 @@ pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, 
         let result =
             catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
         let (status, text) = match result {
-            Ok(text) => (GW_OK, text),
+            Ok(Some(text)) => (GW_OK, text),
+            Ok(None) => return GW_ABSENT,
             Err(e) => {
                 set_last_error(&e.to_string());
                 (e.status(), e.to_json())

@@ -31,6 +31,7 @@ pub extern "C" fn gw_status_str(status: c_int) -> *const c_char {
     c!(
         "GW_OK",
         "GW_DONE",
+        "GW_ABSENT",
         "GW_BAD_REQUEST",
         "GW_UNAUTHORIZED",
         "GW_FORBIDDEN",

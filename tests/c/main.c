@@ -7,6 +7,7 @@ int main(void)
 {
     test_base_url(); /* exits early with a hint when the mock's address is missing */
     run_misc_tests();
+    run_json_tests();
     run_client_tests();
     run_args_tests();
     run_chat_tests();

@@ -13,6 +13,7 @@ void run_images_video_tests(void);
 void run_video_wait_tests(void);
 void run_threads_tests(void);
 void run_misc_tests(void);
+void run_json_tests(void);
 void run_handles_tests(void);
 void run_cancel_pull_tests(void);
 void run_security_tests(void);

@@ -24,7 +24,10 @@ void misuse(const gw_client *c, const gw_event *e, gw_stream *s)
     name = e->text_delta;                             /* warns: text_delta may be NULL */
     gw_client_create(NULL, NULL, &out);               /* warns: the client out-parameter */
     gw_stream_next(s, NULL);                          /* warns: the event out-parameter */
-    gw_client_cancel(NULL);                           /* warns: client */
+    gw_json_quote(NULL, &out);                        /* warns: text */
+    gw_json_get(NULL, "a", &out);                     /* warns: json */
+    gw_json_get("{}", NULL, &out);                    /* warns: path */
+    gw_embedding_decode_err("AAAA", NULL, &n, &out);  /* warns: out_floats */
     name = e->event;
     (void)name;
     gw_chat(c, "{}", &out);

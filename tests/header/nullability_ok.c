@@ -39,4 +39,15 @@ void null_where_allowed(const gw_client *c, const gw_file *image, gw_stream *s)
     gw_stream_next(s, &event);
     gw_stream_finish(s, NULL);
     gw_stream_free(NULL);
+    /* Documented as "NULL is fine"; the pointer is const like every other call's. */
+    gw_client_cancel(NULL);
+    gw_client_cancel(c);
+    gw_json_quote("text", NULL);
+    gw_json_get("{}", "a.b", NULL);
+    {
+        float *floats = NULL;
+        size_t n = 0;
+        gw_embedding_decode_err("AAAA", &floats, &n, NULL);
+        gw_free(floats);
+    }
 }

@@ -109,7 +109,7 @@ TEST_F(Cancel, StreamCancelFromAnotherThread)
 
 TEST_F(Cancel, TokenStopsVideoWaitWhileItSleeps)
 {
-    const std::string id = gw::json::string_at(
+    const std::string id = gw::json_text::string_at(
         c.video_create(R"({"model": "vid", "prompt": "a boat"})"), {"task_id"}).value();
     gw::CancelToken token;
     gw::CallOptions o;
@@ -147,7 +147,7 @@ TEST_F(Cancel, OneTokenCancelsEveryCallUsingItAndNoOther)
 
 TEST_F(Cancel, ProgressCallableThrowingStopsThePollingAndIsRethrown)
 {
-    const std::string id = gw::json::string_at(
+    const std::string id = gw::json_text::string_at(
         c.video_create(R"({"model": "vid", "prompt": "a boat"})"), {"task_id"}).value();
     gw::WaitOptions w;
     w.interval = milliseconds(10);

@@ -1,4 +1,4 @@
-// gw::json, the minimal extractor errors and metadata are read with: paths, decoding,
+// gw::json_text, the minimal extractor errors and metadata are read with: paths, decoding,
 // numbers, and malformed input answered with nullopt (never a crash or an overread).
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace json = gw::json;
+namespace json = gw::json_text;
 
 TEST(Json, FindsNestedMembersAndArrayItems)
 {

@@ -23,16 +23,16 @@ protected:
     // The path of recorded request `i`.
     static std::string path(int i)
     {
-        return gw::json::string_at(support::mock_requests(), {std::to_string(i), "path"}).value_or("");
+        return gw::json_text::string_at(support::mock_requests(), {std::to_string(i), "path"}).value_or("");
     }
     // The multipart part named `name` of the first recorded request, as JSON.
     static std::string part(std::string_view name)
     {
         const std::string req = support::mock_requests();
         for (int i = 0;; ++i) {
-            const auto p = gw::json::find(req, {"0", "multipart", std::to_string(i)});
+            const auto p = gw::json_text::find(req, {"0", "multipart", std::to_string(i)});
             if (!p) return "";
-            if (gw::json::string_at(*p, {"name"}) == name) return std::string(*p);
+            if (gw::json_text::string_at(*p, {"name"}) == name) return std::string(*p);
         }
     }
     const gw::Client c = support::client();
@@ -44,8 +44,8 @@ TEST_F(Methods, Chat)
 {
     const std::string out = c.chat(R"({"model": "m", "messages": [{"role": "user", "content": "hello"}],
                                        "x_unknown": {"kept": true}})");
-    EXPECT_EQ(gw::json::string_at(out, {"object"}).value(), "chat.completion");
-    EXPECT_EQ(gw::json::string_at(out, {"choices", "0", "message", "content"}).value(), "Echo: hello");
+    EXPECT_EQ(gw::json_text::string_at(out, {"object"}).value(), "chat.completion");
+    EXPECT_EQ(gw::json_text::string_at(out, {"choices", "0", "message", "content"}).value(), "Echo: hello");
     EXPECT_TRUE(has(support::mock_requests(), R"("x_unknown":{"kept":true})"));
     EXPECT_EQ(path(0), "/v1/chat/completions");
 }
@@ -53,7 +53,7 @@ TEST_F(Methods, Chat)
 TEST_F(Methods, Responses)
 {
     const std::string out = c.responses(R"({"model": "m", "input": "alpha beta"})");
-    EXPECT_EQ(gw::json::string_at(out, {"object"}).value(), "response");
+    EXPECT_EQ(gw::json_text::string_at(out, {"object"}).value(), "response");
     EXPECT_TRUE(has(out, "alpha beta"));
     EXPECT_EQ(path(0), "/v1/responses");
 }
@@ -64,10 +64,10 @@ TEST_F(Methods, EmbeddingsAsFloatsAndAsBase64Agree)
     const std::string b64 = c.embeddings(
         R"({"model": "e", "input": "cat", "dimensions": 4, "encoding_format": "base64"})");
     const std::vector<float> decoded =
-        gw::embedding_decode(gw::json::string_at(b64, {"data", "0", "embedding"}).value());
+        gw::embedding_decode(gw::json_text::string_at(b64, {"data", "0", "embedding"}).value());
     ASSERT_EQ(decoded.size(), 4u);
     for (int i = 0; i < 4; ++i) {
-        const auto raw = gw::json::find(floats, {"data", "0", "embedding", std::to_string(i)});
+        const auto raw = gw::json_text::find(floats, {"data", "0", "embedding", std::to_string(i)});
         ASSERT_TRUE(raw) << floats;
         EXPECT_EQ(decoded[i], static_cast<float>(std::stod(std::string(*raw)))) << i;
     }
@@ -86,6 +86,10 @@ TEST_F(Methods, EmbeddingDecode)
     const auto odd = gw::try_embedding_decode("AAAA");  // 3 bytes
     ASSERT_FALSE(odd.ok());
     EXPECT_TRUE(has(odd.error().message(), "4")) << odd.error().message();
+    // From gw_embedding_decode_err's error JSON, not the thread's last error.
+    EXPECT_EQ(odd.error().param(), "base64");
+    EXPECT_EQ(odd.error().code(), "invalid_argument");
+    EXPECT_TRUE(has(odd.error().what(), "gw::embedding_decode: GW_INVALID_ARGUMENT")) << odd.error().what();
 }
 
 TEST_F(Methods, ImageGenerateAndEdit)
@@ -94,7 +98,7 @@ TEST_F(Methods, ImageGenerateAndEdit)
     EXPECT_TRUE(has(gen, "https://images.example/gen/")) << gen;
     const std::string edit = c.image_edit(
         R"({"model": "img", "prompt": "make it blue", "image": "https://x.example/a.png"})");
-    EXPECT_EQ(gw::json::string_at(edit, {"data", "0", "revised_prompt"}).value(), "Edited: make it blue");
+    EXPECT_EQ(gw::json_text::string_at(edit, {"data", "0", "revised_prompt"}).value(), "Edited: make it blue");
     EXPECT_EQ(path(0), "/v1/images/generations");
     EXPECT_EQ(path(1), "/v1/images/edits");
 }
@@ -106,10 +110,10 @@ TEST_F(Methods, ImageEditUploadSendsTheBytesAsParts)
                                                 gw::File(png, "photo.png", "image/png"));
     EXPECT_TRUE(has(out, "Edited: sky")) << out;
     std::string image = part("image");
-    EXPECT_EQ(gw::json::string_at(image, {"filename"}).value_or(""), "photo.png") << image;
-    EXPECT_EQ(gw::json::string_at(image, {"content_type"}).value_or(""), "image/png");
-    EXPECT_EQ(gw::json::int_at(image, {"size"}).value_or(0), 16);
-    EXPECT_EQ(gw::json::string_at(part("prompt"), {"text"}).value_or(""), "sky");
+    EXPECT_EQ(gw::json_text::string_at(image, {"filename"}).value_or(""), "photo.png") << image;
+    EXPECT_EQ(gw::json_text::string_at(image, {"content_type"}).value_or(""), "image/png");
+    EXPECT_EQ(gw::json_text::int_at(image, {"size"}).value_or(0), 16);
+    EXPECT_EQ(gw::json_text::string_at(part("prompt"), {"text"}).value_or(""), "sky");
 
     // With a mask, and the default names when none are given.
     support::mock_reset();
@@ -118,10 +122,10 @@ TEST_F(Methods, ImageEditUploadSendsTheBytesAsParts)
                         gw::File(mask_bytes, sizeof mask_bytes));
     image = part("image");
     const std::string mask = part("mask");
-    EXPECT_EQ(gw::json::string_at(image, {"filename"}).value_or(""), "image.png") << image;
-    EXPECT_EQ(gw::json::string_at(mask, {"filename"}).value_or(""), "mask.png") << mask;
-    EXPECT_EQ(gw::json::string_at(mask, {"content_type"}).value_or(""), "application/octet-stream");
-    EXPECT_EQ(gw::json::int_at(mask, {"size"}).value_or(0), 3);
+    EXPECT_EQ(gw::json_text::string_at(image, {"filename"}).value_or(""), "image.png") << image;
+    EXPECT_EQ(gw::json_text::string_at(mask, {"filename"}).value_or(""), "mask.png") << mask;
+    EXPECT_EQ(gw::json_text::string_at(mask, {"content_type"}).value_or(""), "application/octet-stream");
+    EXPECT_EQ(gw::json_text::int_at(mask, {"size"}).value_or(0), 3);
 
     // An empty image is refused before sending.
     const auto empty = c.try_image_edit_upload(R"({"model": "img", "prompt": "sky"})", gw::File(""));
@@ -133,24 +137,24 @@ TEST_F(Methods, ImageEditUploadSendsTheBytesAsParts)
 TEST_F(Methods, UnifiedVideoCreatedPolledAndWaitedFor)
 {
     const std::string created = c.video_create(R"({"model": "vid", "prompt": "a boat", "duration": 5})");
-    const std::string id = gw::json::string_at(created, {"task_id"}).value();
-    EXPECT_EQ(gw::json::string_at(c.video_status(gw::VideoFamily::unified, id), {"status"}).value(),
+    const std::string id = gw::json_text::string_at(created, {"task_id"}).value();
+    EXPECT_EQ(gw::json_text::string_at(c.video_status(gw::VideoFamily::unified, id), {"status"}).value(),
               "processing");
     gw::WaitOptions w;
     w.interval = std::chrono::milliseconds(10);
     const std::string done = c.video_wait(gw::VideoFamily::unified, id, w);
-    EXPECT_EQ(gw::json::string_at(done, {"status"}).value(), "succeeded");
+    EXPECT_EQ(gw::json_text::string_at(done, {"status"}).value(), "succeeded");
     EXPECT_EQ(path(1), "/v1/video/generations/" + id);
 
     const std::string gen = c.video_generate(R"({"model": "vid", "prompt": "a kite"})");
-    const std::string gen_id = gw::json::string_at(gen, {"task_id"}).value();
-    EXPECT_EQ(gw::json::string_at(c.video_wait(gw::VideoFamily::unified, gen_id, w), {"status"}).value(),
+    const std::string gen_id = gw::json_text::string_at(gen, {"task_id"}).value();
+    EXPECT_EQ(gw::json_text::string_at(c.video_wait(gw::VideoFamily::unified, gen_id, w), {"status"}).value(),
               "succeeded");
 }
 
 TEST_F(Methods, VideoWaitReportsEveryPoll)
 {
-    const std::string id = gw::json::string_at(
+    const std::string id = gw::json_text::string_at(
         c.video_create(R"({"model": "vid", "prompt": "a boat"})"), {"task_id"}).value();
     std::vector<std::string> seen;
     gw::WaitOptions w;
@@ -166,7 +170,7 @@ TEST_F(Methods, VideoWaitReportsEveryPoll)
 
 TEST_F(Methods, FailedTaskIsGwVendorWithTheRecord)
 {
-    const std::string id = gw::json::string_at(
+    const std::string id = gw::json_text::string_at(
         c.video_create(R"({"model": "vid", "prompt": "please fail"})"), {"task_id"}).value();
     gw::WaitOptions w;
     w.interval = std::chrono::milliseconds(10);
@@ -175,7 +179,7 @@ TEST_F(Methods, FailedTaskIsGwVendorWithTheRecord)
         FAIL() << "a failed task must throw";
     } catch (const gw::Error& e) {
         EXPECT_EQ(e.status(), GW_VENDOR);
-        EXPECT_EQ(gw::json::string_at(e.json(), {"status"}).value(), "failed");
+        EXPECT_EQ(gw::json_text::string_at(e.json(), {"status"}).value(), "failed");
         EXPECT_EQ(e.code(), "generation_failed");
         EXPECT_EQ(e.message(), "video generation failed");
     }
@@ -185,28 +189,28 @@ TEST_F(Methods, CharacterVideoAndRemix)
 {
     const std::string created = c.video_character(
         R"({"model": "vid", "prompt": "a dance", "character_id": "char_1"})");
-    const std::string id = gw::json::string_at(created, {"id"}).value();
+    const std::string id = gw::json_text::string_at(created, {"id"}).value();
     const std::string remix = c.video_remix(id, R"({"prompt": "faster"})");
-    EXPECT_EQ(gw::json::string_at(remix, {"remixed_from_video_id"}).value(), id);
+    EXPECT_EQ(gw::json_text::string_at(remix, {"remixed_from_video_id"}).value(), id);
     gw::WaitOptions w;
     w.interval = std::chrono::milliseconds(10);
     const std::string done = c.video_wait(gw::VideoFamily::character, id, w);
-    EXPECT_EQ(gw::json::string_at(done, {"status"}).value(), "completed");
+    EXPECT_EQ(gw::json_text::string_at(done, {"status"}).value(), "completed");
     EXPECT_EQ(path(1), "/v1/videos/" + id + "/remix");
 }
 
 TEST_F(Methods, VendorK)
 {
     const std::string t2v = c.vendor_k_text2video(R"({"prompt": "a comet", "duration": 5})");
-    const std::string id = gw::json::string_at(t2v, {"data", "task_id"}).value();
+    const std::string id = gw::json_text::string_at(t2v, {"data", "task_id"}).value();
     gw::WaitOptions w;
     w.interval = std::chrono::milliseconds(10);
-    EXPECT_EQ(gw::json::string_at(c.video_wait(gw::VideoFamily::vendor_k, id, w), {"data", "task_status"}).value(),
+    EXPECT_EQ(gw::json_text::string_at(c.video_wait(gw::VideoFamily::vendor_k, id, w), {"data", "task_status"}).value(),
               "succeed");
-    EXPECT_EQ(gw::json::int_at(c.vendor_k_image2video(R"({"image": "https://x.example/a.png"})"), {"code"}).value(), 0);
-    EXPECT_EQ(gw::json::int_at(c.vendor_k_multi_image2video(R"({"image_list": [{"image": "u"}]})"), {"code"}).value(), 0);
-    EXPECT_EQ(gw::json::int_at(c.vendor_k_effects(R"({"video": "https://x.example/v.mp4", "effect": "zoom"})"), {"code"}).value(), 0);
-    EXPECT_EQ(gw::json::int_at(c.vendor_k_extend(R"({"video_id": "k_1"})"), {"code"}).value(), 0);
+    EXPECT_EQ(gw::json_text::int_at(c.vendor_k_image2video(R"({"image": "https://x.example/a.png"})"), {"code"}).value(), 0);
+    EXPECT_EQ(gw::json_text::int_at(c.vendor_k_multi_image2video(R"({"image_list": [{"image": "u"}]})"), {"code"}).value(), 0);
+    EXPECT_EQ(gw::json_text::int_at(c.vendor_k_effects(R"({"video": "https://x.example/v.mp4", "effect": "zoom"})"), {"code"}).value(), 0);
+    EXPECT_EQ(gw::json_text::int_at(c.vendor_k_extend(R"({"video_id": "k_1"})"), {"code"}).value(), 0);
     const std::string requests = support::mock_requests();
     EXPECT_TRUE(has(requests, R"("path":"/vendorK/v1/videos/image2video")"));
     EXPECT_TRUE(has(requests, R"("path":"/vendorK/v1/videos/multi-image2video")"));
@@ -218,9 +222,9 @@ TEST_F(Methods, VendorHAndM)
 {
     const std::string h = c.vendor_h_image_to_video(
         R"({"image_url": "https://x.example/a.png", "prompt": "wave"})");
-    EXPECT_EQ(gw::json::int_at(h, {"code"}).value(), 0);
+    EXPECT_EQ(gw::json_text::int_at(h, {"code"}).value(), 0);
     const std::string m = c.vendor_m_imagine(R"({"prompt": "a cat", "botType": "MID_JOURNEY"})");
-    EXPECT_EQ(gw::json::int_at(m, {"code"}).value(), 1);
+    EXPECT_EQ(gw::json_text::int_at(m, {"code"}).value(), 1);
 
     const auto hf = c.try_vendor_h_image_to_video(
         R"({"image_url": "https://x.example/a.png", "prompt": "vendor-fail"})");
@@ -236,10 +240,10 @@ TEST_F(Methods, VendorHAndM)
 TEST_F(Methods, VendorIAndF)
 {
     const std::string d = c.vendor_i_describe(R"({"image": "https://x.example/cat.png"})");
-    EXPECT_EQ(gw::json::string_at(d, {"descriptions", "0"}).value(), "Description 1 of 4 for cat.png");
-    EXPECT_TRUE(gw::json::find(c.vendor_i_generate(R"({"prompt": "p", "aspect_ratio": "1:1"})"),
+    EXPECT_EQ(gw::json_text::string_at(d, {"descriptions", "0"}).value(), "Description 1 of 4 for cat.png");
+    EXPECT_TRUE(gw::json_text::find(c.vendor_i_generate(R"({"prompt": "p", "aspect_ratio": "1:1"})"),
                                {"data", "0", "url"}));
-    EXPECT_TRUE(gw::json::find(c.vendor_i_text_to_image(R"({"prompt": "p"})"), {"data", "0", "url"}));
+    EXPECT_TRUE(gw::json_text::find(c.vendor_i_text_to_image(R"({"prompt": "p"})"), {"data", "0", "url"}));
     const std::string f = c.vendor_f_edit("org/model", R"({"image": "https://x.example/a.png", "prompt": "p"})");
     EXPECT_TRUE(has(f, "https://images.example/vendorF/")) << f;
     EXPECT_EQ(path(0), "/vendorI/describe");
@@ -250,7 +254,7 @@ TEST_F(Methods, VendorIAndF)
 
 TEST_F(Methods, VendorRStatus)
 {
-    EXPECT_EQ(gw::json::string_at(c.video_status(gw::VideoFamily::vendor_r, "a b/c?d"), {"status"}).value(),
+    EXPECT_EQ(gw::json_text::string_at(c.video_status(gw::VideoFamily::vendor_r, "a b/c?d"), {"status"}).value(),
               "PENDING");
     EXPECT_EQ(path(0), "/vendorR/task/a%20b%2Fc%3Fd");  // the id is URL-encoded
 }
@@ -259,11 +263,11 @@ TEST_F(Methods, GenerateContentPutsTheKeyInTheQuery)
 {
     const std::string out = c.generate_content(
         "native-model", R"({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})");
-    EXPECT_EQ(gw::json::string_at(out, {"candidates", "0", "content", "parts", "0", "text"}).value(),
+    EXPECT_EQ(gw::json_text::string_at(out, {"candidates", "0", "content", "parts", "0", "text"}).value(),
               "Echo: hi");
     const std::string req = support::mock_requests();
-    EXPECT_EQ(gw::json::string_at(req, {"0", "path"}).value(), "/v1beta/models/native-model:generateContent");
-    EXPECT_EQ(gw::json::string_at(req, {"0", "query"}).value(), "key=sk-test");
+    EXPECT_EQ(gw::json_text::string_at(req, {"0", "path"}).value(), "/v1beta/models/native-model:generateContent");
+    EXPECT_EQ(gw::json_text::string_at(req, {"0", "query"}).value(), "key=sk-test");
     EXPECT_EQ(support::recorded_header(req, 0, "authorization"), "");
 }
 
@@ -272,7 +276,7 @@ TEST_F(Methods, RawRequestGetAndPost)
     const std::string post = c.request("POST", "/v1/chat/completions", chat_request("raw"));
     EXPECT_TRUE(has(post, "Echo: raw"));
     const std::string get = c.request("GET", "/vendorR/task/r1");
-    EXPECT_EQ(gw::json::string_at(get, {"id"}).value(), "r1");
+    EXPECT_EQ(gw::json_text::string_at(get, {"id"}).value(), "r1");
     const auto unknown = c.try_request("GET", "/v1/nothing-here");
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().status(), 404);

@@ -75,6 +75,13 @@ int main()
         auto final = opened->try_finish();
         CHECK(final.ok() && final->find("chat.completion") != std::string::npos);
     }
+    // The same loop over a temporary Result (issue 22): value() returns the Stream itself, so
+    // nothing dangles (this program runs under AddressSanitizer).
+    {
+        std::string text;
+        for (auto& ev : c.try_chat_stream(kChat).value()) text += ev.text();
+        CHECK(text == "Echo: no exceptions here");
+    }
     control(c, "/__mock/faults", R"({"action": "stream_error", "after_events": 2})");
     auto failing = c.try_chat_stream(kChat);
     CHECK(failing.ok());

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -37,7 +39,7 @@ TEST_F(Streams, RangeForGivesEveryEventInOrderThenFinishAssembles)
         EXPECT_EQ(ev.index, expected_index++);
         EXPECT_EQ(ev.name, "message");
         EXPECT_EQ(ev.choice_index, 0u);
-        EXPECT_TRUE(gw::json::find(ev.data, {"choices"}) || gw::json::find(ev.data, {"usage"})) << ev.data;
+        EXPECT_TRUE(gw::json_text::find(ev.data, {"choices"}) || gw::json_text::find(ev.data, {"usage"})) << ev.data;
         if (ev.text_delta) ++deltas;
         text += ev.text();
     }
@@ -45,9 +47,9 @@ TEST_F(Streams, RangeForGivesEveryEventInOrderThenFinishAssembles)
     EXPECT_GE(deltas, 5);  // one per word
     EXPECT_TRUE(stream.done());
     const std::string final = stream.finish();
-    EXPECT_EQ(gw::json::string_at(final, {"object"}).value(), "chat.completion");
-    EXPECT_EQ(gw::json::string_at(final, {"choices", "0", "message", "content"}).value(), text);
-    EXPECT_TRUE(gw::json::find(final, {"usage", "total_tokens"}));
+    EXPECT_EQ(gw::json_text::string_at(final, {"object"}).value(), "chat.completion");
+    EXPECT_EQ(gw::json_text::string_at(final, {"choices", "0", "message", "content"}).value(), text);
+    EXPECT_TRUE(gw::json_text::find(final, {"usage", "total_tokens"}));
     EXPECT_EQ(stream.finish(), final);  // may be called again
     EXPECT_TRUE(has(support::mock_requests(), R"("stream":true)"));
 
@@ -64,6 +66,31 @@ TEST_F(Streams, ExpressionInRangeForAndEventsMayBeKept)
     std::string text;
     for (const auto& ev : kept) text += ev.text();
     EXPECT_EQ(text, "Echo: keep these");
+}
+
+// The no-exceptions loop from issue 22: the range-for keeps alive only what value() (or *)
+// returns, so on a temporary Result it must be the Stream itself, not a reference into the
+// Result (ASan: stack-use-after-scope in gw::Stream::begin()).
+TEST_F(Streams, RangeForOverTheValueOfATemporaryResult)
+{
+    std::string text;
+    for (auto& ev : c.try_chat_stream(chat_request("from a temporary")).value()) text += ev.text();
+    EXPECT_EQ(text, "Echo: from a temporary");
+
+    text.clear();
+    for (const gw::Event& ev : *c.try_responses_stream(R"({"model": "m", "input": "star form"})"))
+        text += ev.text();
+    EXPECT_EQ(text, "Echo: star form");
+
+    static_assert(std::is_same_v<decltype(std::declval<gw::Result<gw::Stream>>().value()), gw::Stream>);
+    static_assert(std::is_same_v<decltype(*std::declval<gw::Result<gw::Stream>>()), gw::Stream>);
+    static_assert(std::is_same_v<decltype(std::declval<gw::Result<gw::Stream>&>().value()), gw::Stream&>);
+
+    // value_or on a temporary moves a move-only value out.
+    gw::Stream s = c.try_chat_stream(chat_request("or")).value_or(gw::Stream{});
+    text.clear();
+    for (const gw::Event& ev : s) text += ev.text();
+    EXPECT_EQ(text, "Echo: or");
 }
 
 TEST_F(Streams, EarlyBreakClosesTheStreamAndTheClientGoesOn)
@@ -91,7 +118,7 @@ TEST_F(Streams, FinishAfterABreakReadsTheRest)
         break;
     }
     const std::string final = stream.finish();
-    EXPECT_EQ(gw::json::string_at(final, {"choices", "0", "message", "content"}).value(),
+    EXPECT_EQ(gw::json_text::string_at(final, {"choices", "0", "message", "content"}).value(),
               "Echo: one two three four");
     EXPECT_TRUE(stream.done());
 }
@@ -111,8 +138,8 @@ TEST_F(Streams, NextPullsOneEventAtATime)
     EXPECT_EQ(names.back(), "response.completed");
     EXPECT_EQ(text, "Echo: alpha beta");
     const std::string response = stream.finish();
-    EXPECT_EQ(gw::json::string_at(response, {"object"}).value(), "response");
-    EXPECT_EQ(gw::json::string_at(response, {"status"}).value(), "completed");
+    EXPECT_EQ(gw::json_text::string_at(response, {"object"}).value(), "response");
+    EXPECT_EQ(gw::json_text::string_at(response, {"status"}).value(), "completed");
 }
 
 TEST_F(Streams, AnInStreamErrorIsThrownFromTheLoop)
@@ -221,13 +248,13 @@ TEST_F(Streams, CallbackFormStreamsAndReturnsTheCompletion)
     });
     EXPECT_EQ(text, "Echo: one two three four");
     EXPECT_GE(events, 5u);
-    EXPECT_EQ(gw::json::string_at(final, {"choices", "0", "message", "content"}).value(), text);
+    EXPECT_EQ(gw::json_text::string_at(final, {"choices", "0", "message", "content"}).value(), text);
 
     std::string rtext;
     const std::string response = c.responses_stream(
         R"({"model": "m", "input": "alpha beta"})", [&](const gw::Event& ev) { rtext += ev.text(); });
     EXPECT_EQ(rtext, "Echo: alpha beta");
-    EXPECT_EQ(gw::json::string_at(response, {"status"}).value(), "completed");
+    EXPECT_EQ(gw::json_text::string_at(response, {"status"}).value(), "completed");
 }
 
 TEST_F(Streams, CallbackReturningFalseStopsWithGwCancelled)

@@ -2,6 +2,10 @@
 // so test-cpp compiles every template of gw/gw.hpp here under -Wpedantic -Wconversion
 // -Wsign-conversion -Wshadow -Wold-style-cast ... with g++ and clang++, as C++17 and C++20.
 #include <gw/gw.hpp>
+#if GW_CPP_EXCEPTIONS && __has_include(<nlohmann/json.hpp>)
+#include <gw/nlohmann.hpp>
+#define GW_STRICT_NLOHMANN 1
+#endif
 
 #include <string>
 #include <string_view>
@@ -35,4 +39,16 @@ void instantiate_everything(const gw::Client& c, gw::Stream& s)
 #endif
     const gw::Result<std::string> r(text);
     text = r.value_or("");
+    text = gw::Result<std::string>(text).value_or("");
+#ifdef GW_STRICT_NLOHMANN
+    const gw::JsonClient j(gw::ClientOptions{});
+    nlohmann::json answer = j.chat({{"model", "m"}});
+    answer = j.request("GET", "/x");
+    answer = j.video_remix("id", answer);
+    answer = j.video_wait(gw::VideoFamily::unified, "t");
+    for (const gw::Event& e : j.chat_stream(answer)) answer = gw::event_json(e);
+    gw::Stream st = j.responses_stream(answer);
+    answer = gw::finish_json(st);
+    (void)j.try_embeddings(answer);
+#endif
 }

@@ -9,7 +9,7 @@ namespace support {
 std::string chat_request(std::string_view content)
 {
     return R"({"model": "m", "messages": [{"role": "user", "content": )" +
-           gw::json::quote(content) + R"(}], "stream_options": {"include_usage": true}})";
+           gw::json_text::quote(content) + R"(}], "stream_options": {"include_usage": true}})";
 }
 
 std::string base_url()
@@ -72,20 +72,20 @@ int mock_request_count()
 {
     const std::string requests = mock_requests();
     int n = 0;
-    while (gw::json::find(requests, {std::to_string(n)})) ++n;
+    while (gw::json_text::find(requests, {std::to_string(n)})) ++n;
     return n;
 }
 
 std::string recorded_header(const std::string& requests, int index, std::string_view name)
 {
     // Headers are recorded as [name, value] pairs.
-    const auto headers = gw::json::find(requests, {std::to_string(index), "headers"});
+    const auto headers = gw::json_text::find(requests, {std::to_string(index), "headers"});
     if (!headers) return "";
     for (int i = 0;; ++i) {
         const std::string k = std::to_string(i);
-        const auto n = gw::json::string_at(*headers, {k, "0"});
+        const auto n = gw::json_text::string_at(*headers, {k, "0"});
         if (!n) return "";
-        if (*n == name) return gw::json::string_at(*headers, {k, "1"}).value_or("");
+        if (*n == name) return gw::json_text::string_at(*headers, {k, "1"}).value_or("");
     }
 }
 

@@ -22,12 +22,10 @@ inline Result<std::vector<float>> try_embedding_decode(std::string_view base64)
     if (auto e = detail::c_arg(what, "base64", base64, in)) return *e;
     float* floats = nullptr;
     std::size_t n = 0;
-    const int st = gw_embedding_decode(in.c_str(), &floats, &n);
-    if (st != GW_OK) {
-        // This C function has no error out-parameter. Its message is read from the same
-        // thread right after the call, which is what gw_last_error is reliable for.
-        return detail::usage_error(what, gw_last_error());
-    }
+    char* err = nullptr;
+    const int st = gw_embedding_decode_err(in.c_str(), &floats, &n, &err);
+    detail::CString owned(err);
+    if (st != GW_OK) return Error(st, owned.str(), {}, what);
     std::vector<float> out(floats, floats + n);
     gw_free(floats);
     return out;

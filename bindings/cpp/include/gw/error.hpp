@@ -41,14 +41,14 @@ public:
     // Parses the JSON gw returns; "null", "" or anything that is not an object is empty.
     explicit ResponseMeta(std::string json) : json_(std::move(json))
     {
-        const auto trimmed = json::find(json_, {});
+        const auto trimmed = json_text::find(json_, {});
         if (!trimmed || trimmed->front() != '{') return;
         present_ = true;
-        status_ = static_cast<int>(json::int_at(json_, {"status"}).value_or(0));
-        request_id_ = json::string_at(json_, {"request_id"});
-        attempts_ = static_cast<int>(json::int_at(json_, {"attempts"}).value_or(0));
-        elapsed_ = std::chrono::milliseconds(json::int_at(json_, {"elapsed_ms"}).value_or(0));
-        url_ = json::string_at(json_, {"url"}).value_or("");
+        status_ = static_cast<int>(json_text::int_at(json_, {"status"}).value_or(0));
+        request_id_ = json_text::string_at(json_, {"request_id"});
+        attempts_ = static_cast<int>(json_text::int_at(json_, {"attempts"}).value_or(0));
+        elapsed_ = std::chrono::milliseconds(json_text::int_at(json_, {"elapsed_ms"}).value_or(0));
+        url_ = json_text::string_at(json_, {"url"}).value_or("");
     }
 
     bool has_value() const noexcept { return present_; }
@@ -67,9 +67,9 @@ public:
         std::string lower(name);
         for (char& c : lower)
             if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-        const auto headers = json::find(json_, {"headers"});
+        const auto headers = json_text::find(json_, {"headers"});
         if (!headers) return std::nullopt;
-        return json::string_at(*headers, {lower});
+        return json_text::string_at(*headers, {lower});
     }
     // The raw JSON as gw gave it ("" when none was asked for).
     const std::string& json() const noexcept { return json_; }
@@ -111,7 +111,7 @@ inline std::optional<std::string> first_text(
     std::string_view json, std::initializer_list<std::initializer_list<std::string_view>> paths)
 {
     for (const auto& path : paths)
-        if (auto v = json::text_at(json, path)) return v;
+        if (auto v = json_text::text_at(json, path)) return v;
     return std::nullopt;
 }
 
@@ -175,7 +175,7 @@ private:
                                                {"data", "task_status_msg"}})
                          .value_or("");
         if (d->message.empty()) d->message = "the call failed";
-        d->param = json::string_at(json, {"error", "param"});
+        d->param = json_text::string_at(json, {"error", "param"});
         d->json = std::move(json);
         d->meta = std::move(meta);
         // e.g. "gw::Client::chat: GW_RATE_LIMITED (429): Rate limit reached"
@@ -197,7 +197,7 @@ namespace detail {
 // string, a moved-from object). Same shape as gw's GW_INVALID_ARGUMENT.
 inline Error usage_error(std::string_view context, std::string_view message)
 {
-    std::string json = "{\"error\":{\"message\":" + json::quote(message) +
+    std::string json = "{\"error\":{\"message\":" + json_text::quote(message) +
                        ",\"type\":\"invalid_request_error\",\"code\":\"invalid_argument\","
                        "\"status\":-1}}";
     return Error(GW_INVALID_ARGUMENT, std::move(json), {}, context);
@@ -248,14 +248,18 @@ public:
         check();
         return std::get<0>(v_);
     }
-    T&& value() &&
+    // On a temporary (`client.try_chat(req).value()`) the value is moved out and returned
+    // by value, not as T&&: a reference into the temporary would dangle once the full
+    // expression ends, e.g. in `for (auto& ev : client.try_chat_stream(req).value())`,
+    // where the range-for keeps only what value() returns alive.
+    T value() &&
     {
         check();
         return std::get<0>(std::move(v_));
     }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
-    T&& operator*() && { return std::move(*this).value(); }
+    T operator*() && { return std::move(*this).value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
@@ -263,6 +267,12 @@ public:
     T value_or(U&& fallback) const&
     {
         return ok() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(fallback));
+    }
+    // On a temporary the value is moved out (a move-only T such as gw::Stream works too).
+    template <class U>
+    T value_or(U&& fallback) &&
+    {
+        return ok() ? std::get<0>(std::move(v_)) : static_cast<T>(std::forward<U>(fallback));
     }
 
     // The failure; calling it on a success is a bug and aborts.

@@ -1,4 +1,8 @@
-// gw::json: the few JSON operations the binding needs, with no JSON library.
+// gw::json_text: the few JSON operations the binding needs, with no JSON library.
+//
+// Named json_text, not json, so that `using json = nlohmann::json;` beside
+// `using namespace gw;` stays unambiguous (gw/nlohmann.hpp takes and returns
+// nlohmann::json for who has that library).
 //
 // gw speaks JSON text in and out; the binding only has to read a handful of fields (an
 // error's status/type/code/message, response metadata) and to quote strings when it builds
@@ -18,7 +22,7 @@
 #include <system_error>
 
 namespace gw {
-namespace json {
+namespace json_text {
 namespace detail {
 
 constexpr std::size_t npos = std::string_view::npos;
@@ -333,7 +337,7 @@ inline std::string quote(std::string_view s)
     return out;
 }
 
-}  // namespace json
+}  // namespace json_text
 }  // namespace gw
 
 #endif  // GW_CPP_JSON_HPP

@@ -24,7 +24,7 @@ namespace detail {
 inline void raw_member(std::string& out, std::string_view key, std::string_view raw_value)
 {
     if (out.size() > 1) out += ',';
-    out += json::quote(key);
+    out += json_text::quote(key);
     out += ':';
     out += raw_value;
 }
@@ -42,14 +42,14 @@ inline void member(std::string& out, std::string_view key, const std::optional<b
 
 inline void string_member(std::string& out, std::string_view key, const std::string& s)
 {
-    if (!s.empty()) raw_member(out, key, json::quote(s));
+    if (!s.empty()) raw_member(out, key, json_text::quote(s));
 }
 
 inline void headers_member(std::string& out, const std::map<std::string, std::string>& headers)
 {
     if (headers.empty()) return;
     std::string h = "{";
-    for (const auto& [name, value] : headers) raw_member(h, name, json::quote(value));
+    for (const auto& [name, value] : headers) raw_member(h, name, json_text::quote(value));
     raw_member(out, "headers", h + "}");
 }
 
