@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make demo: builds gw, then runs the C quick-starts in examples/ against a gateway.
+# make demo: builds gw, then runs the C quick-starts in examples/ against a gateway, then the
+# Go, C++, Kotlin and Swift examples (each says when this machine cannot run it).
 # With GW_BASE_URL unset it starts the mock gateway on a free port; with GW_BASE_URL and
 # GW_API_KEY set it talks to that gateway (models from GW_CHAT_MODEL, GW_IMAGE_MODEL,
 # GW_VIDEO_MODEL; the examples have defaults).
@@ -36,5 +37,6 @@ done
 scripts/demo-go.sh
 scripts/demo-cpp.sh
 scripts/demo-kotlin.sh
+scripts/demo-swift.sh
 echo
 echo "demo: all examples succeeded"
