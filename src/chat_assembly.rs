@@ -206,6 +206,8 @@ impl ChoiceSoFar {
                     self.message.insert(key.clone(), value.clone());
                 }
                 ("tool_calls", Value::Array(calls)) => self.tool_calls.merge(calls),
+                // The legacy single call: its function merges as a tool call's does.
+                ("function_call", Value::Object(f)) => merge_function(&mut self.message, key, f),
                 ("content", Value::String(piece)) => {
                     merge_joining(&mut self.message, key, value);
                     text = Some(piece.clone());
@@ -342,22 +344,25 @@ fn merge_call(call: &mut Map<String, Value>, d: &Map<String, Value>) {
             ("id" | "type", _) => {
                 call.insert(key.clone(), value.clone());
             }
-            ("function", Value::Object(f)) => {
-                let slot = call
-                    .entry("function")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                let Some(func) = slot.as_object_mut() else {
-                    *slot = value.clone();
-                    continue;
-                };
-                for (fk, fv) in f {
-                    let same_name = fk == "name" && func.get("name") == Some(fv);
-                    if !same_name {
-                        merge_joining(func, fk, fv);
-                    }
-                }
-            }
+            ("function", Value::Object(f)) => merge_function(call, key, f),
             _ => merge_joining(call, key, value),
+        }
+    }
+}
+
+/// A function delta (`tool_calls[].function`, the legacy `function_call`) into
+/// `into[key]`: `name` set once (servers that repeat it in every chunk are not
+/// doubled), `arguments` and the rest joined.
+fn merge_function(into: &mut Map<String, Value>, key: &str, f: &Map<String, Value>) {
+    let slot = into.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    let Some(func) = slot.as_object_mut() else {
+        *slot = Value::Object(f.clone());
+        return;
+    };
+    for (fk, fv) in f {
+        let same_name = fk == "name" && func.get("name") == Some(fv);
+        if !same_name {
+            merge_joining(func, fk, fv);
         }
     }
 }
