@@ -560,11 +560,7 @@ impl Client {
             // The head came, the body broke (short, cut, reset, stalled): as retryable as a
             // failure before the head, within the same budget. A stalled body of a POST is
             // retried only when the key tells the gateway it is the same request.
-            let transient = match failure {
-                Error::Network(_) => true,
-                Error::Timeout(_) => out.method == Method::Get || tally.key.is_some(),
-                _ => false,
-            };
+            let transient = resendable_after_head(&failure, out.method, tally);
             let delay = self.backoff(tally.attempts.saturating_sub(1));
             if !transient
                 || tally.attempts > self.options.max_retries
@@ -940,6 +936,18 @@ impl Client {
 
 /// A plain call cannot read an event stream: `"stream": true` on a streaming
 /// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
+/// Whether a request whose answer's head came but whose body then failed
+/// (`failure`) may be sent again: a broken connection may; a stalled body of a
+/// POST only when the key tells the gateway it is the same request (else a
+/// retry could be a second, billable generation). For plain calls and streams.
+pub(crate) fn resendable_after_head(failure: &Error, method: Method, tally: &Tally) -> bool {
+    match failure {
+        Error::Network(_) => true,
+        Error::Timeout(_) => method == Method::Get || tally.key.is_some(),
+        _ => false,
+    }
+}
+
 pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
     let wants_stream = body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
     if op.stream.is_some() && wants_stream {

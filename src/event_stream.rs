@@ -211,7 +211,9 @@ impl EventStream {
                     };
                     // A stream that breaks before its first event reached the caller is
                     // retried within the call's one retry budget; once one did, never.
-                    let transient = matches!(e, Error::Network(_) | Error::Timeout(_));
+                    // Its head came, so the request was sent: the plain calls' rule.
+                    let transient =
+                        crate::client::resendable_after_head(&e, self.method, &self.tally);
                     let budget_left = self.tally.attempts <= self.client.options().max_retries;
                     if !transient || driver.delivered() > 0 || !budget_left {
                         return Err(self.fail(e));

@@ -123,3 +123,31 @@ fn a_connect_that_never_completes_hits_the_connect_timeout() {
     assert!(e.to_string().contains("connect_timeout_ms"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+/// A stream whose head came but whose first event is late was sent and is being
+/// answered: as for a plain call, a POST goes again only with an idempotency key
+/// (issue 19, item 6).
+#[test]
+fn a_stream_timed_out_before_its_first_event_is_resent_only_with_a_key() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "drip", "interval_ms": 800}));
+    let c = client_with(
+        &mock,
+        json!({"read_timeout_ms": 200, "max_retries": 2, "idempotency_keys": false}),
+    );
+    let e = c
+        .stream(&ops::CHAT, &chat("one two"), &mut |_| true)
+        .unwrap_err();
+    assert_eq!(e.status(), GW_TIMEOUT, "{e}");
+    assert_eq!(mock.request_count(), 1, "an unkeyed POST is sent once");
+
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "drip", "interval_ms": 800}));
+    let c = client_with(&mock, json!({"read_timeout_ms": 200, "max_retries": 2}));
+    let answer = c
+        .stream(&ops::CHAT, &chat("one two"), &mut |_| true)
+        .unwrap();
+    assert!(answer.contains("Echo: one two"), "{answer}");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "a keyed POST is retried");
+}
