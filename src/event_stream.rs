@@ -23,9 +23,10 @@ type Reader = BufReader<BodyReader<'static>>;
 
 /// After the terminal event, how much more of a body is read to keep the connection.
 const DRAIN_LIMIT: usize = 64 * 1024;
-/// ... and how long a silence that read waits out before giving the connection up:
-/// short, because the caller waits too (a server whose last chunk waits on Nagle
-/// and a delayed ACK costs a new connection next time, not 40 ms now).
+/// ... and how long that read may take in all (a silence included) before the
+/// connection is given up: short, because the caller waits too (a server whose last
+/// chunk waits on Nagle and a delayed ACK costs a new connection next time, not
+/// 40 ms now; one that trickles bytes after the end cannot hold the call).
 const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Where a stream stands.
@@ -183,7 +184,7 @@ impl EventStream {
                     // end: read it (briefly, boundedly) so the connection is pooled
                     // rather than closed (a TLS handshake saved on the next stream).
                     crate::cancel::set_read_idle(Some(DRAIN_WAIT));
-                    driver.drain(DRAIN_LIMIT);
+                    driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
                     if crate::log::enabled(Level::Debug) {
                         self.client.log(
                             Level::Debug,

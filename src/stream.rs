@@ -122,10 +122,10 @@ impl<R: BufRead> StreamDriver<R> {
         }
     }
 
-    /// After the terminal event: reads the rest of the body (bounded) so the
-    /// connection goes back to the pool instead of being closed.
-    pub fn drain(&mut self, limit: usize) -> bool {
-        self.parser.drain(limit)
+    /// After the terminal event: reads the rest of the body (bounded in bytes
+    /// and in time) so the connection goes back to the pool instead of being closed.
+    pub fn drain(&mut self, limit: usize, until: std::time::Instant) -> bool {
+        self.parser.drain(limit, until)
     }
 
     /// The assembled final object once `Step::Done` was returned.

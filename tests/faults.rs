@@ -321,3 +321,21 @@ fn a_pooled_connection_the_server_closed_while_idle_is_not_reused() {
         .is_some_and(|t| t.contains("second")));
     assert_eq!(c.last_response().unwrap().attempts, 1);
 }
+
+/// llama-cpp-python, when another request interrupts a running stream, sends `[DONE]`
+/// with no `finish_reason` and cuts the chunked body: the terminal event arrived, so
+/// GW_OK, and the caller tells it by the null `finish_reason` (README, streams).
+#[test]
+fn done_without_a_finish_reason_then_a_cut_body_is_ok_with_a_null_finish_reason() {
+    let mock = MockGateway::start();
+    let events = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n";
+    let bytes = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{events}\r\n",
+        events.len()
+    );
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let v = parse(&c.stream(&ops::CHAT, &chat("hi"), &mut |_| true).unwrap());
+    assert_eq!(v["choices"][0]["message"]["content"], "Hal");
+    assert!(v["choices"][0]["finish_reason"].is_null(), "{v}");
+}
