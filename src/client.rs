@@ -934,8 +934,6 @@ impl Client {
     }
 }
 
-/// A plain call cannot read an event stream: `"stream": true` on a streaming
-/// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
 /// Whether a request whose answer's head came but whose body then failed
 /// (`failure`) may be sent again: a broken connection may; a stalled body of a
 /// POST only when the key tells the gateway it is the same request (else a
@@ -948,6 +946,8 @@ pub(crate) fn resendable_after_head(failure: &Error, method: Method, tally: &Tal
     }
 }
 
+/// A plain call cannot read an event stream: `"stream": true` on a streaming
+/// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
 pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
     let wants_stream = body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
     if op.stream.is_some() && wants_stream {
