@@ -57,6 +57,8 @@ pub struct EventStream {
     state: State,
     /// Whether the last step produced an event (`current` is valid).
     has_event: bool,
+    /// The process that opened it: a forked child must not read its parent's stream.
+    pid: u32,
 }
 
 impl EventStream {
@@ -103,6 +105,7 @@ impl EventStream {
             assemble,
             state: State::Failed(Error::Internal("stream not started".into())),
             has_event: false,
+            pid: crate::pid::current(),
         };
         let connected = {
             let _scope = CallScope::resume(&stream.token, stream.call);
@@ -162,6 +165,13 @@ impl EventStream {
     /// `Ok(false)` after the terminal event, or the error that ended the stream.
     pub fn advance(&mut self) -> Result<bool, Error> {
         self.has_event = false;
+        if self.pid != crate::pid::current() {
+            // Its events are the parent's: refused without a read, and without
+            // changing what the parent sees (the state here is this process's copy).
+            return Err(Error::invalid(
+                "this stream was opened by another process: after fork() only the parent reads it",
+            ));
+        }
         let _scope = CallScope::resume(&self.token, self.call);
         crate::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
