@@ -313,11 +313,8 @@ impl Client {
         if !log::enabled(level) {
             return;
         }
-        let mut line = line.replace(&self.api_key, "[REDACTED]");
-        let encoded = ops::percent_encode_query(&self.api_key);
-        if encoded != self.api_key {
-            line = line.replace(&encoded, "[REDACTED]");
-        }
+        // Every spelling of the key (percent-encoded in either case, JSON-escaped).
+        let line = crate::redact::text(line.to_string(), &self.api_key);
         log::emit(level, &line);
     }
 
@@ -691,7 +688,8 @@ impl Client {
             response.headers(),
             tally.attempts,
             tally.started.elapsed().as_millis() as u64,
-            url,
+            &crate::redact::strip_query_key(url),
+            &self.api_key,
         );
         *self.last_response.lock().unwrap_or_else(|p| p.into_inner()) = Some(meta);
     }
@@ -735,7 +733,10 @@ impl Client {
             else {
                 return Attempt::Sent(Ok((response, url)));
             };
-            let next = resolve_location(&url, location);
+            // A Location that keeps `?key=` is neither shown nor sent on: gw adds the
+            // key itself (once) where it belongs, and never to another origin.
+            let next =
+                crate::redact::strip_query_key(&resolve_location(&url, location)).into_owned();
             let verdict = match redirect::judge(
                 status,
                 method,
@@ -922,15 +923,10 @@ impl Client {
         }
     }
 
-    /// No error leaves the client with the key in it, in plain or URL-encoded form.
+    /// No error leaves the client with the key in it, however a server spelled
+    /// it (plain, percent-encoded in either case, JSON-escaped: `redact`).
     fn redact(&self, e: Error) -> Error {
-        let encoded = ops::percent_encode_query(&self.api_key);
-        let e = e.redact(&self.api_key);
-        if encoded != self.api_key {
-            e.redact(&encoded)
-        } else {
-            e
-        }
+        e.redact(&self.api_key)
     }
 }
 
