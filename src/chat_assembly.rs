@@ -13,6 +13,7 @@
 //! Chunks without `choices` (a usage-only last chunk, keep-alive objects) are fine:
 //! only their `usage` is taken, so a `{"type":"ping"}` leaves no trace in the answer.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
@@ -20,12 +21,18 @@ use serde_json::{Map, Value};
 use crate::chunk_scan::ChatScan;
 use crate::error::Error;
 
+/// What a choice costs in the answer before it holds anything: its index, role,
+/// content and finish_reason (`{"index":0,"message":{"role":"assistant",...`).
+const CHOICE_COST: usize = 80;
+
 #[derive(Default)]
 pub(crate) struct ChatAssembler {
     top: Map<String, Value>,
     choices: BTreeMap<u64, ChoiceSoFar>,
-    /// Bytes of text the joined deltas and logprobs hold so far (an upper bound):
-    /// the assembled answer grows with the stream, so it has a cap of its own.
+    /// Bytes the assembled answer holds so far (an upper bound): the joined
+    /// deltas and logprobs, every field merged (keys and values, less what a new
+    /// value replaced) and a fixed cost per choice. The answer grows with the
+    /// stream, so it has a cap of its own, which nothing merged may get around.
     retained: usize,
     /// The raw JSON of each top-level field as last merged: a chunk repeating
     /// them changes nothing but text, and takes the fast way (`absorb_simple`).
@@ -61,7 +68,7 @@ impl ChatAssembler {
         let choices = match chunk.get("choices") {
             None | Some(Value::Null) => {
                 if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-                    merge_latest(&mut self.top, "usage", usage);
+                    merge_latest(&mut self.top, "usage", usage, &mut self.retained);
                 }
                 return Ok(Vec::new());
             }
@@ -74,13 +81,19 @@ impl ChatAssembler {
         };
         for (key, value) in chunk {
             if key != "choices" && key != "object" {
-                merge_latest(&mut self.top, key, value);
+                merge_latest(&mut self.top, key, value, &mut self.retained);
             }
         }
         let mut texts: Vec<(usize, String)> = Vec::new();
         for choice in choices.iter().filter_map(Value::as_object) {
             let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let acc = self.choices.entry(index).or_default();
+            let acc = match self.choices.entry(index) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => {
+                    self.retained += CHOICE_COST;
+                    e.insert(ChoiceSoFar::default())
+                }
+            };
             for (key, value) in choice {
                 match key.as_str() {
                     "index" => {}
@@ -97,7 +110,7 @@ impl ChatAssembler {
                         self.retained += text_bytes(value);
                         merge_joining(&mut acc.fields, key, value)
                     }
-                    _ => merge_latest(&mut acc.fields, key, value),
+                    _ => merge_latest(&mut acc.fields, key, value, &mut self.retained),
                 }
             }
         }
@@ -390,17 +403,24 @@ fn merge_joining(into: &mut Map<String, Value>, key: &str, value: &Value) {
 }
 
 /// Field semantics: the latest non-null value, objects merged key by key.
-fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value) {
+/// `retained` grows by what the merge adds (a new key and its value; a new value
+/// less the one it replaces): a field repeated chunk after chunk counts once.
+fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value, retained: &mut usize) {
     if value.is_null() {
         return;
     }
     match (into.get_mut(key), value) {
         (Some(Value::Object(o)), Value::Object(more)) => {
             for (k, v) in more {
-                merge_latest(o, k, v);
+                merge_latest(o, k, v, retained);
             }
         }
-        _ => {
+        (Some(old), _) => {
+            *retained = retained.saturating_sub(text_bytes(old)) + text_bytes(value);
+            *old = value.clone();
+        }
+        (None, _) => {
+            *retained += key.len() + text_bytes(value);
             into.insert(key.to_string(), value.clone());
         }
     }

@@ -339,3 +339,62 @@ fn done_without_a_finish_reason_then_a_cut_body_is_ok_with_a_null_finish_reason(
     assert_eq!(v["choices"][0]["message"]["content"], "Hal");
     assert!(v["choices"][0]["finish_reason"].is_null(), "{v}");
 }
+
+/// A stream of `n` chunks made by `chunk(i)`, then `[DONE]`, as one raw answer.
+fn stream_of(n: usize, chunk: impl Fn(usize) -> String) -> serde_json::Value {
+    let mut body = String::new();
+    for i in 0..n {
+        body.push_str("data: ");
+        body.push_str(&chunk(i));
+        body.push_str("\n\n");
+    }
+    raw(
+        &format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n"),
+        "close",
+        1,
+    )
+}
+
+/// Everything merged into the answer counts against max_response_bytes, not only
+/// the text: new top-level keys and choices that carry nothing (issue 19, item 4).
+#[test]
+fn the_assembled_answer_cap_counts_every_field_and_choice_merged() {
+    let cap = 64 * 1024;
+    let fat = "x".repeat(1000);
+    let streams = [
+        // 200 new keys of 1 KB each: 200 KB of fields, no text.
+        stream_of(200, |i| {
+            format!("{{\"choices\":[],\"meta\":{{\"k{i}\":\"{fat}\"}}}}")
+        }),
+        // 20,000 choices that only name their index.
+        stream_of(20_000, |i| format!("{{\"choices\":[{{\"index\":{i}}}]}}")),
+    ];
+    for stream in streams {
+        let mock = MockGateway::start();
+        mock.push_fault(stream);
+        let c = client_with(&mock, json!({"max_retries": 0, "max_response_bytes": cap}));
+        match c.stream(&ops::CHAT, &chat("hi"), &mut |_| true) {
+            Err(e) => {
+                assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
+                assert!(e.to_string().contains("assembled answer"), "{e}");
+            }
+            Ok(answer) => panic!(
+                "GW_OK with a {} byte answer over a {cap} byte cap",
+                answer.len()
+            ),
+        }
+    }
+}
+
+/// What does not grow the answer does not count: a long stream repeating the same
+/// fields (id, model, usage) in every chunk stays under a small cap.
+#[test]
+fn fields_repeated_in_every_chunk_count_once() {
+    let mock = MockGateway::start();
+    mock.push_fault(stream_of(5_000, |i| {
+        format!("{{\"id\":\"c\",\"model\":\"m\",\"usage\":{{\"total_tokens\":{}}},\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":null}}]}}", i % 10)
+    }));
+    let c = client_with(&mock, json!({"max_retries": 0, "max_response_bytes": 4096}));
+    let v = parse(&c.stream(&ops::CHAT, &chat("hi"), &mut |_| true).unwrap());
+    assert_eq!(v["model"], "m");
+}
