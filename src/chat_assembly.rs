@@ -25,8 +25,17 @@ use crate::error::Error;
 /// content and finish_reason (`{"index":0,"message":{"role":"assistant",...`).
 const CHOICE_COST: usize = 80;
 
+/// Asked now and then inside long loops over one chunk: Err ends the stream
+/// (a cancel, the total deadline). A chunk may name 100,000 choices.
+pub(crate) type Interrupt = std::sync::Arc<dyn Fn() -> Result<(), Error> + Send + Sync>;
+
+/// How many choices of one chunk are merged between two `Interrupt` checks.
+pub(crate) const CHECK_EVERY: usize = 4096;
+
 #[derive(Default)]
 pub(crate) struct ChatAssembler {
+    /// See `Interrupt`; None: never interrupted.
+    interrupt: Option<Interrupt>,
     top: Map<String, Value>,
     choices: BTreeMap<u64, ChoiceSoFar>,
     /// Bytes the assembled answer holds so far (an upper bound): the joined
@@ -85,7 +94,12 @@ impl ChatAssembler {
             }
         }
         let mut texts: Vec<(usize, String)> = Vec::new();
-        for choice in choices.iter().filter_map(Value::as_object) {
+        for (n, choice) in choices.iter().filter_map(Value::as_object).enumerate() {
+            if n % CHECK_EVERY == CHECK_EVERY - 1 {
+                if let Some(interrupt) = &self.interrupt {
+                    interrupt()?;
+                }
+            }
             let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
             let acc = match self.choices.entry(index) {
                 Entry::Occupied(e) => e.into_mut(),
@@ -100,10 +114,7 @@ impl ChatAssembler {
                     "delta" => {
                         self.retained += text_bytes(value);
                         if let Some(piece) = acc.absorb_delta(value).filter(|p| !p.is_empty()) {
-                            match texts.iter_mut().find(|(i, _)| *i == index as usize) {
-                                Some((_, t)) => t.push_str(&piece),
-                                None => texts.push((index as usize, piece)),
-                            }
+                            texts.push((index as usize, piece));
                         }
                     }
                     "logprobs" => {
@@ -114,8 +125,7 @@ impl ChatAssembler {
                 }
             }
         }
-        texts.sort_by_key(|(i, _)| *i);
-        Ok(texts)
+        Ok(join_by_choice(texts))
     }
 
     /// Folds in a chunk read the general way, `data` being its text.
@@ -132,6 +142,11 @@ impl ChatAssembler {
             self.top_raw.retain(|(k, _)| k != "usage");
         }
         Ok(texts)
+    }
+
+    /// Sets the check made inside long loops (see `Interrupt`).
+    pub(crate) fn set_interrupt(&mut self, interrupt: Option<Interrupt>) {
+        self.interrupt = interrupt;
     }
 
     /// The raw top-level fields merged so far (`ChatMode::Assembling`).
@@ -196,6 +211,20 @@ impl ChatAssembler {
         }
         Value::Object(out).to_string()
     }
+}
+
+/// Texts in choice order, the pieces of one choice joined in the order they
+/// came: a sort, not a search per piece (a chunk may name 100,000 choices).
+fn join_by_choice(mut texts: Vec<(usize, String)>) -> Vec<(usize, String)> {
+    texts.sort_by_key(|(i, _)| *i); // stable
+    let mut out: Vec<(usize, String)> = Vec::with_capacity(texts.len());
+    for (index, piece) in texts {
+        match out.last_mut() {
+            Some((last, text)) if *last == index => text.push_str(&piece),
+            _ => out.push((index, piece)),
+        }
+    }
+    out
 }
 
 /// The bytes of the strings in `v` (keys included): what merging it keeps.

@@ -147,9 +147,20 @@ impl EventStream {
         let parser =
             SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
         let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
+        let (token, deadline) = (self.token.clone(), self.deadline);
+        let interrupt = move || {
+            token.check()?;
+            match deadline {
+                Some(d) if Instant::now() >= d => Err(Error::Timeout(
+                    "total deadline (total_timeout_ms) passed".into(),
+                )),
+                _ => Ok(()),
+            }
+        };
         Ok(StreamDriver::new(self.kind, parser)
             .assembly_limit(limit)
-            .assemble(self.assemble))
+            .assemble(self.assemble)
+            .interrupt(Arc::new(interrupt)))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,

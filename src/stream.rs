@@ -6,7 +6,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::chat_assembly::ChatAssembler;
+use crate::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
 use crate::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
 use crate::error::Error;
 use crate::ops::StreamKind;
@@ -66,6 +66,8 @@ pub struct StreamDriver<R> {
     ended: bool,
     /// The largest chat answer assembled from the chunks (max_response_bytes).
     assembly_limit: usize,
+    /// Checked inside long loops over one chunk (a cancel, the deadline).
+    interrupt: Option<Interrupt>,
 }
 
 impl<R: BufRead> StreamDriver<R> {
@@ -85,7 +87,18 @@ impl<R: BufRead> StreamDriver<R> {
             final_object: None,
             ended: false,
             assembly_limit: usize::MAX,
+            interrupt: None,
         }
+    }
+
+    /// A check made now and then while one chunk is worked through (its
+    /// choices merged, its events handed out): Err ends the stream with it.
+    /// Reads check cancel and deadlines themselves; a chunk naming 100,000
+    /// choices is CPU work between two reads.
+    pub(crate) fn interrupt(mut self, check: Interrupt) -> Self {
+        self.chat.set_interrupt(Some(check.clone()));
+        self.interrupt = Some(check);
+        self
     }
 
     /// Caps the answer assembled from a chat stream's chunks.
@@ -140,6 +153,11 @@ impl<R: BufRead> StreamDriver<R> {
             .map(|s| s + 1)
             .filter(|&n| n < self.scan.texts.len())
         {
+            if next % CHECK_EVERY == 0 {
+                if let Some(interrupt) = &self.interrupt {
+                    interrupt()?;
+                }
+            }
             self.slot = Some(next);
             self.choice = self.scan.texts.get(next).0;
             self.delivered += 1;
@@ -207,7 +225,9 @@ impl<R: BufRead> StreamDriver<R> {
             let texts = if self.assemble {
                 self.chat.absorb_text(&value, &self.sse.data)?
             } else {
-                ChatAssembler::default().absorb(&value)?
+                let mut texts_only = ChatAssembler::default();
+                texts_only.set_interrupt(self.interrupt.clone());
+                texts_only.absorb(&value)?
             };
             self.scan.texts.clear();
             for (choice, text) in texts {
