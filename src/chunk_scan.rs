@@ -194,18 +194,52 @@ impl<'de> Visitor<'de> for FieldsSeed<'_> {
     }
 }
 
-/// The `type` and `delta` of a Responses event; other fields are skipped.
-/// None when the event is not a JSON object with those fields as strings.
+/// The `type` and `delta` of a Responses event; other fields are skipped (as
+/// `Skip` reads them: what the general way refuses is refused here too).
+/// None when the event is not a JSON object with those fields as strings, or
+/// names one of them twice.
 pub(crate) fn scan_responses(data: &str) -> Option<ResponsesScan<'_>> {
     serde_json::from_str(data).ok()
 }
 
-#[derive(Deserialize)]
 pub(crate) struct ResponsesScan<'a> {
-    #[serde(rename = "type", default, borrow)]
     pub(crate) kind: Option<Text<'a>>,
-    #[serde(default, borrow)]
     pub(crate) delta: Option<Text<'a>>,
+}
+
+impl<'de> Deserialize<'de> for ResponsesScan<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScanVisitor;
+        impl<'de> Visitor<'de> for ScanVisitor {
+            type Value = ResponsesScan<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Responses event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                use serde::de::Error as _;
+                let mut scan = ResponsesScan {
+                    kind: None,
+                    delta: None,
+                };
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let slot = match &*key {
+                        "type" => &mut scan.kind,
+                        "delta" => &mut scan.delta,
+                        _ => {
+                            map.next_value::<Skip>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(A::Error::custom("a repeated field"));
+                    }
+                    *slot = map.next_value::<Option<Text<'de>>>()?;
+                }
+                Ok(scan)
+            }
+        }
+        d.deserialize_map(ScanVisitor)
+    }
 }
 
 /// A string, borrowed from the event's text unless it holds escapes.
@@ -233,12 +267,67 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
+/// Any JSON value, read and dropped the way a `Value` parse reads it, so both
+/// ways give one answer: strings are decoded (a lone surrogate is an error) and
+/// nesting counts against serde_json's recursion limit. `IgnoredAny` does
+/// neither: it would accept what the general way refuses.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Skip, D::Error> {
+        Skip::deserialize(d)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Skip, S::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_key::<Skip>()?.is_some() {
+            map.next_value::<Skip>()?;
+        }
+        Ok(Skip)
+    }
+}
+
 /// Whether a field's value is JSON `null` (which merges as nothing).
 struct IsNull(bool);
 
 impl<'de> Deserialize<'de> for IsNull {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Option::<IgnoredAny>::deserialize(d).map(|v| IsNull(v.is_none()))
+        Option::<Skip>::deserialize(d).map(|v| IsNull(v.is_none()))
     }
 }
 
@@ -265,6 +354,9 @@ impl<'de> Visitor<'de> for ChunkSeed<'_, '_> {
         let mut has_choices = false;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match (&*key, self.mode) {
+                // A repeated `choices`: a JSON tree keeps the last one; the general
+                // way says what that means.
+                ("choices", _) if has_choices => return Ok(false),
                 ("choices", _) => {
                     has_choices = true;
                     let seed = ChoicesSeed {
@@ -278,7 +370,7 @@ impl<'de> Visitor<'de> for ChunkSeed<'_, '_> {
                 // An error object, or a chunk to assemble the general way.
                 ("error", _) => return Ok(false),
                 ("object", _) | (_, ChatMode::TextsOnly) => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
                 (key, ChatMode::Assembling { top }) => {
                     let raw: &RawValue = map.next_value()?;
@@ -350,7 +442,21 @@ impl<'de> Visitor<'de> for ChoiceSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let mut index = 0u64;
         let mut content: Option<Text<'de>> = None;
+        // The fields read, each once: a repeated one (a tree keeps the last) is
+        // left to the general way.
+        let mut seen = 0u8;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            let bit = match &*key {
+                "index" => 1,
+                "delta" => 2,
+                "finish_reason" => 4,
+                "logprobs" => 8,
+                _ => 0,
+            };
+            if seen & bit != 0 {
+                return Ok(false);
+            }
+            seen |= bit;
             match &*key {
                 "index" => index = map.next_value()?,
                 "delta" => {
@@ -376,7 +482,7 @@ impl<'de> Visitor<'de> for ChoiceSeed<'_> {
                 }
                 _ if self.strict => return Ok(false),
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }
@@ -419,9 +525,12 @@ impl<'de> Visitor<'de> for DeltaSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut text = None;
         let mut retained = 0;
+        let mut has_content = false;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match &*key {
+                "content" if has_content => return Ok(DeltaScan::NotSimple),
                 "content" => {
+                    has_content = true;
                     let value: Option<Text<'de>> = map.next_value()?;
                     // As `text_bytes` counts the delta: key, then the string (null: 8).
                     retained += key.len() + value.as_ref().map_or(8, |t| t.0.len());
@@ -429,7 +538,7 @@ impl<'de> Visitor<'de> for DeltaSeed {
                 }
                 _ if self.strict => return Ok(DeltaScan::NotSimple),
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }
