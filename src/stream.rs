@@ -431,6 +431,8 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
 mod tests {
     use super::*;
     use std::io::Cursor;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
 
     fn run(kind: StreamKind, text: &str) -> (Result<String, Error>, Vec<Option<String>>) {
         let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
@@ -643,6 +645,48 @@ mod tests {
         match run(StreamKind::Responses, text).0 {
             Err(Error::Stream { message, .. }) => assert_eq!(message, "boom"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The cancel and deadline check is made inside the loops over one chunk's
+    /// choices (merging them) and events (handing them out), not only between reads:
+    /// a chunk naming 100,000 choices is seconds of CPU in a debug build.
+    #[test]
+    fn one_chunk_with_many_choices_is_interrupted_inside_its_loops() {
+        let n = 3 * CHECK_EVERY;
+        let choices: Vec<String> = (0..n)
+            .map(|i| format!("{{\"index\":{i},\"delta\":{{\"content\":\"t\"}}}}"))
+            .collect();
+        let text = format!(
+            "data: {{\"choices\":[{}]}}\n\ndata: [DONE]\n\n",
+            choices.join(",")
+        );
+        for assemble in [true, false] {
+            let checks = Arc::new(AtomicUsize::new(0));
+            let counted = checks.clone();
+            // Passes its first check, fails the second: a deadline passing mid-chunk.
+            let interrupt: Interrupt =
+                Arc::new(move || match counted.fetch_add(1, Ordering::Relaxed) {
+                    0 => Ok(()),
+                    _ => Err(Error::Timeout("total deadline passed".into())),
+                });
+            let parser = SseParser::new(Cursor::new(text.clone().into_bytes()), 1 << 22);
+            let mut driver = StreamDriver::new(StreamKind::Chat, parser)
+                .assemble(assemble)
+                .interrupt(interrupt);
+            let mut events = 0;
+            let end = loop {
+                match driver.step() {
+                    Ok(Step::Event) => events += 1,
+                    other => break other,
+                }
+            };
+            assert!(matches!(end, Err(Error::Timeout(_))), "{assemble}: {end:?}");
+            assert!(
+                events < n,
+                "{assemble}: stopped inside the chunk, after {events} events"
+            );
+            assert_eq!(checks.load(Ordering::Relaxed), 2, "{assemble}");
         }
     }
 
