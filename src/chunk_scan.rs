@@ -267,59 +267,57 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
-/// Any JSON value, read and dropped the way a `Value` parse reads it, so both
-/// ways give one answer: strings are decoded (a lone surrogate is an error) and
-/// nesting counts against serde_json's recursion limit. `IgnoredAny` does
-/// neither: it would accept what the general way refuses.
+/// A value the fast way skips. Read as raw text (borrowed: nothing allocated),
+/// it is accepted only when a JSON tree would surely accept it too; anything else
+/// is an error, which leaves the event to the general way, so both ways give one
+/// answer. `IgnoredAny` alone would accept what a tree refuses: a lone surrogate
+/// (`"\ud800"`, escapes are not decoded when skipped) or nesting past serde_json's
+/// recursion limit (skipping does not count it).
 struct Skip;
+
+/// The deepest nesting a skipped value may have: the limit (128) less the deepest
+/// place the fast way skips a value (inside a delta, four levels down), with room.
+const MAX_SKIPPED_DEPTH: usize = 100;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(SkipVisitor)
-    }
-}
-
-struct SkipVisitor;
-
-impl<'de> Visitor<'de> for SkipVisitor {
-    type Value = Skip;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_unit<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_none<E>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Skip, D::Error> {
-        Skip::deserialize(d)
-    }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Skip, S::Error> {
-        while seq.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
-        while map.next_key::<Skip>()?.is_some() {
-            map.next_value::<Skip>()?;
+        use serde::de::Error as _;
+        let raw = <&'de RawValue>::deserialize(d)?;
+        let text = raw.get();
+        // Any \u escape may be half a surrogate pair: rare in skipped fields, so
+        // decoding them is left to the general way.
+        if text.contains("\\u") || nesting(text) > MAX_SKIPPED_DEPTH {
+            return Err(D::Error::custom("left to the general way"));
         }
         Ok(Skip)
     }
+}
+
+/// How deep arrays and objects nest in a valid JSON text (brackets inside
+/// strings do not count).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Whether a field's value is JSON `null` (which merges as nothing).
