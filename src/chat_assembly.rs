@@ -21,9 +21,22 @@ use serde_json::{Map, Value};
 use crate::chunk_scan::ChatScan;
 use crate::error::Error;
 
-/// What a choice costs in the answer before it holds anything: its index, role,
-/// content and finish_reason (`{"index":0,"message":{"role":"assistant",...`).
-const CHOICE_COST: usize = 80;
+/// What a choice costs before it holds anything: in memory (its maps, counted
+/// with room for the tree's node) or in the answer (`{"index":0,"message":
+/// {"role":"assistant","content":""},"finish_reason":null}`), the larger.
+const CHOICE_COST: usize = {
+    let in_memory = std::mem::size_of::<(u64, ChoiceSoFar)>() + 32;
+    if in_memory > 80 {
+        in_memory
+    } else {
+        80
+    }
+};
+
+/// What one JSON value or map entry costs in memory beyond its text: a field
+/// merged is counted with it, so a million tiny fields cannot pass for a few
+/// bytes each.
+const NODE_COST: usize = 32;
 
 /// Asked now and then inside long loops over one chunk: Err ends the stream
 /// (a cancel, the total deadline). A chunk may name 100,000 choices.
@@ -225,6 +238,21 @@ fn join_by_choice(mut texts: Vec<(usize, String)>) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// What `v` holds in memory, roughly: its text and `NODE_COST` per value and
+/// per key (the cap's measure of a merged field).
+fn held_bytes(v: &Value) -> usize {
+    NODE_COST
+        + match v {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.iter().map(held_bytes).sum(),
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| NODE_COST + k.len() + held_bytes(v))
+                .sum(),
+            _ => 8,
+        }
 }
 
 /// The bytes of the strings in `v` (keys included): what merging it keeps.
@@ -445,11 +473,11 @@ fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value, retaine
             }
         }
         (Some(old), _) => {
-            *retained = retained.saturating_sub(text_bytes(old)) + text_bytes(value);
+            *retained = retained.saturating_sub(held_bytes(old)) + held_bytes(value);
             *old = value.clone();
         }
         (None, _) => {
-            *retained += key.len() + text_bytes(value);
+            *retained += NODE_COST + key.len() + held_bytes(value);
             into.insert(key.to_string(), value.clone());
         }
     }
