@@ -200,7 +200,10 @@
  * fork(): a client made before `fork()` may be used in the child (and in
  * the parent) afterwards. The child never uses a connection its parent
  * opened: it drops the inherited pooled connections unread (closing only its
- * own descriptors, so the parent's stay intact) and opens its own. As with
+ * own descriptors, so the parent's stay intact) and opens its own. A stream
+ * open at the fork stays the parent's: in the child `gw_stream_next` on it
+ * fails (`GW_INVALID_ARGUMENT`) without reading, and `gw_client_cancel` there
+ * leaves the parent's connections alone. As with
  * any library that uses locks, fork while no other thread is inside a gw
  * call, or call only async-signal-safe functions (exec) in the child.
  */
@@ -656,6 +659,13 @@ const char *gw_last_error(void);
  * `max_level` (`GW_LOG_ERROR` .. `GW_LOG_TRACE`). The API key, `?key=` values
  * and Authorization headers never appear in a line. NULL `cb` turns logging
  * off. Replaces any earlier logger; safe to call from any thread.
+ *
+ * When it returns (called from outside a log callback), the callback it
+ * replaced is not running on any thread and is never called again: its
+ * `user_data` may be freed then. It waits for calls of the old callback in
+ * progress on other threads to return. Called from inside a log callback it
+ * cannot wait for that callback (it is the one running): it then returns at
+ * once, and the old `user_data` must live until that callback returns.
  */
 void gw_set_logger(gw_log_cb GW_NULLABLE cb, void *GW_NULLABLE user_data, int max_level);
 

@@ -25,8 +25,10 @@ pub(crate) const POLL_SLICE: Duration = Duration::from_millis(10);
 #[derive(Default)]
 pub struct CancelToken {
     cancelled: AtomicBool,
-    /// Sockets in use by calls on this handle, keyed by the call that uses them.
-    sockets: Mutex<Vec<(u64, Weak<TcpStream>)>>,
+    /// Sockets in use by calls on this handle, keyed by the call that uses them,
+    /// each with the process that opened it (a forked child's copy of this list
+    /// names its parent's sockets: never to be shut down from the child).
+    sockets: Mutex<Vec<(u64, Weak<TcpStream>, u32)>>,
     /// Wakes sleepers (retry backoff, poll interval) when cancelled.
     wake: Condvar,
 }
@@ -48,7 +50,12 @@ impl CancelToken {
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Release);
         let sockets = lock(&self.sockets);
-        for (_, socket) in sockets.iter() {
+        let me = crate::pid::current();
+        for (_, socket, owner) in sockets.iter() {
+            if *owner != me {
+                // Shared with the parent since fork(): a shutdown would end the parent's call.
+                continue;
+            }
             if let Some(socket) = socket.upgrade() {
                 // Wakes a blocked read/write with EOF or an error; the connection is dead
                 // from here on, so the pool's liveness probe will not hand it out again.
@@ -59,11 +66,13 @@ impl CancelToken {
         self.wake.notify_all();
     }
 
-    /// Records that `call` uses `socket`; shuts it down at once when already cancelled.
-    fn register(&self, call: u64, socket: &Arc<TcpStream>) {
+    /// Records that `call` uses `socket` (opened by process `owner`, which is
+    /// this one: the transport refuses I/O on another's); shuts it down at once
+    /// when already cancelled.
+    fn register(&self, call: u64, socket: &Arc<TcpStream>, owner: u32) {
         let mut sockets = lock(&self.sockets);
-        sockets.retain(|(_, s)| s.strong_count() > 0);
-        sockets.push((call, Arc::downgrade(socket)));
+        sockets.retain(|(_, s, _)| s.strong_count() > 0);
+        sockets.push((call, Arc::downgrade(socket), owner));
         // Checked under the lock `cancel` takes: a socket registered while it runs is
         // either in its list or sees the flag here.
         if self.is_cancelled() {
@@ -71,10 +80,18 @@ impl CancelToken {
         }
     }
 
+    /// Forgets `socket`, whatever call it served. Under the lock `cancel` takes:
+    /// once this returned, no cancel of this token touches it; a cancel that ran
+    /// before has shut it down, which the pool's hand-out probe sees.
+    fn unregister(&self, socket: &Arc<TcpStream>) {
+        let target = Arc::as_ptr(socket);
+        lock(&self.sockets).retain(|(_, s, _)| s.strong_count() > 0 && s.as_ptr() != target);
+    }
+
     /// Forgets the sockets of a finished call: a pooled connection must not be shut
     /// down later by a cancel meant for a call that no longer uses it.
     pub(crate) fn release_call(&self, call: u64) {
-        lock(&self.sockets).retain(|(c, s)| *c != call && s.strong_count() > 0);
+        lock(&self.sockets).retain(|(c, s, _)| *c != call && s.strong_count() > 0);
     }
 
     /// `Err(Cancelled)` when cancelled, else Ok.
@@ -173,6 +190,18 @@ fn with_current<T>(f: impl FnOnce(&CancelToken, u64) -> T) -> Option<T> {
     Some(f(unsafe { &*ptr }, call))
 }
 
+/// A weak reference to the current token, if any.
+fn current_weak() -> Option<Weak<CancelToken>> {
+    let (ptr, _) = CURRENT.try_with(Cell::get).ok().flatten()?;
+    // SAFETY: the slot owns a strong count while it holds the pointer; the one
+    // taken here is given back when `token` drops.
+    let token = unsafe {
+        Arc::increment_strong_count(ptr);
+        Arc::from_raw(ptr)
+    };
+    Some(Arc::downgrade(&token))
+}
+
 /// Makes a token the calling thread's current one for as long as it lives.
 /// Scopes nest (a task wait runs polls); the outer one is restored on drop.
 pub(crate) struct CallScope {
@@ -239,17 +268,43 @@ impl Drop for CallScope {
     }
 }
 
-/// The transport's view of the current call: registers a socket once per call and
-/// tells whether the call was cancelled.
-pub(crate) fn attach_current(socket: &Arc<TcpStream>, attached_call: &mut u64) -> bool {
-    with_current(|token, call| {
-        if *attached_call != call {
-            token.register(call, socket);
-            *attached_call = call;
+/// Which call's cancel scope a socket is in, kept by the transport.
+#[derive(Default)]
+pub(crate) struct Attachment {
+    /// The call it was last registered for (0: none).
+    call: u64,
+    token: Weak<CancelToken>,
+}
+
+impl Attachment {
+    /// The transport's view of the current call: registers `socket` (opened by
+    /// process `owner`) once per call and tells whether the call was cancelled.
+    pub(crate) fn attach_current(&mut self, socket: &Arc<TcpStream>, owner: u32) -> bool {
+        let (cancelled, fresh) = with_current(|token, call| {
+            let fresh = self.call != call;
+            if fresh {
+                token.register(call, socket, owner);
+                self.call = call;
+            }
+            (token.is_cancelled(), fresh)
+        })
+        .unwrap_or((false, false));
+        if fresh {
+            if let Some(token) = current_weak() {
+                self.token = token;
+            }
         }
-        token.is_cancelled()
-    })
-    .unwrap_or(false)
+        cancelled
+    }
+
+    /// Takes `socket` out of the cancel scope it is in: done before it goes back
+    /// to the pool, where another handle's call may get it.
+    pub(crate) fn detach(&mut self, socket: &Arc<TcpStream>) {
+        if let Some(token) = std::mem::take(&mut self.token).upgrade() {
+            token.unregister(socket);
+        }
+        self.call = 0;
+    }
 }
 
 /// Whether the current call (if any) was cancelled: for waits that poll.

@@ -13,6 +13,7 @@
 //! Chunks without `choices` (a usage-only last chunk, keep-alive objects) are fine:
 //! only their `usage` is taken, so a `{"type":"ping"}` leaves no trace in the answer.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
@@ -20,12 +21,40 @@ use serde_json::{Map, Value};
 use crate::chunk_scan::ChatScan;
 use crate::error::Error;
 
+/// What a choice costs before it holds anything: in memory (its maps, counted
+/// with room for the tree's node) or in the answer (`{"index":0,"message":
+/// {"role":"assistant","content":""},"finish_reason":null}`), the larger.
+const CHOICE_COST: usize = {
+    let in_memory = std::mem::size_of::<(u64, ChoiceSoFar)>() + 32;
+    if in_memory > 80 {
+        in_memory
+    } else {
+        80
+    }
+};
+
+/// What one JSON value or map entry costs in memory beyond its text: a field
+/// merged is counted with it, so a million tiny fields cannot pass for a few
+/// bytes each.
+const NODE_COST: usize = 32;
+
+/// Asked now and then inside long loops over one chunk: Err ends the stream
+/// (a cancel, the total deadline). A chunk may name 100,000 choices.
+pub(crate) type Interrupt = std::sync::Arc<dyn Fn() -> Result<(), Error> + Send + Sync>;
+
+/// How many choices of one chunk are merged between two `Interrupt` checks.
+pub(crate) const CHECK_EVERY: usize = 4096;
+
 #[derive(Default)]
 pub(crate) struct ChatAssembler {
+    /// See `Interrupt`; None: never interrupted.
+    interrupt: Option<Interrupt>,
     top: Map<String, Value>,
     choices: BTreeMap<u64, ChoiceSoFar>,
-    /// Bytes of text the joined deltas and logprobs hold so far (an upper bound):
-    /// the assembled answer grows with the stream, so it has a cap of its own.
+    /// Bytes the assembled answer holds so far (an upper bound): the joined
+    /// deltas and logprobs, every field merged (keys and values, less what a new
+    /// value replaced) and a fixed cost per choice. The answer grows with the
+    /// stream, so it has a cap of its own, which nothing merged may get around.
     retained: usize,
     /// The raw JSON of each top-level field as last merged: a chunk repeating
     /// them changes nothing but text, and takes the fast way (`absorb_simple`).
@@ -61,7 +90,7 @@ impl ChatAssembler {
         let choices = match chunk.get("choices") {
             None | Some(Value::Null) => {
                 if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-                    merge_latest(&mut self.top, "usage", usage);
+                    merge_latest(&mut self.top, "usage", usage, &mut self.retained);
                 }
                 return Ok(Vec::new());
             }
@@ -74,35 +103,42 @@ impl ChatAssembler {
         };
         for (key, value) in chunk {
             if key != "choices" && key != "object" {
-                merge_latest(&mut self.top, key, value);
+                merge_latest(&mut self.top, key, value, &mut self.retained);
             }
         }
         let mut texts: Vec<(usize, String)> = Vec::new();
-        for choice in choices.iter().filter_map(Value::as_object) {
+        for (n, choice) in choices.iter().filter_map(Value::as_object).enumerate() {
+            if n % CHECK_EVERY == CHECK_EVERY - 1 {
+                if let Some(interrupt) = &self.interrupt {
+                    interrupt()?;
+                }
+            }
             let index = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let acc = self.choices.entry(index).or_default();
+            let acc = match self.choices.entry(index) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => {
+                    self.retained += CHOICE_COST;
+                    e.insert(ChoiceSoFar::default())
+                }
+            };
             for (key, value) in choice {
                 match key.as_str() {
                     "index" => {}
                     "delta" => {
                         self.retained += text_bytes(value);
                         if let Some(piece) = acc.absorb_delta(value).filter(|p| !p.is_empty()) {
-                            match texts.iter_mut().find(|(i, _)| *i == index as usize) {
-                                Some((_, t)) => t.push_str(&piece),
-                                None => texts.push((index as usize, piece)),
-                            }
+                            texts.push((index as usize, piece));
                         }
                     }
                     "logprobs" => {
                         self.retained += text_bytes(value);
                         merge_joining(&mut acc.fields, key, value)
                     }
-                    _ => merge_latest(&mut acc.fields, key, value),
+                    _ => merge_latest(&mut acc.fields, key, value, &mut self.retained),
                 }
             }
         }
-        texts.sort_by_key(|(i, _)| *i);
-        Ok(texts)
+        Ok(join_by_choice(texts))
     }
 
     /// Folds in a chunk read the general way, `data` being its text.
@@ -119,6 +155,11 @@ impl ChatAssembler {
             self.top_raw.retain(|(k, _)| k != "usage");
         }
         Ok(texts)
+    }
+
+    /// Sets the check made inside long loops (see `Interrupt`).
+    pub(crate) fn set_interrupt(&mut self, interrupt: Option<Interrupt>) {
+        self.interrupt = interrupt;
     }
 
     /// The raw top-level fields merged so far (`ChatMode::Assembling`).
@@ -185,6 +226,35 @@ impl ChatAssembler {
     }
 }
 
+/// Texts in choice order, the pieces of one choice joined in the order they
+/// came: a sort, not a search per piece (a chunk may name 100,000 choices).
+fn join_by_choice(mut texts: Vec<(usize, String)>) -> Vec<(usize, String)> {
+    texts.sort_by_key(|(i, _)| *i); // stable
+    let mut out: Vec<(usize, String)> = Vec::with_capacity(texts.len());
+    for (index, piece) in texts {
+        match out.last_mut() {
+            Some((last, text)) if *last == index => text.push_str(&piece),
+            _ => out.push((index, piece)),
+        }
+    }
+    out
+}
+
+/// What `v` holds in memory, roughly: its text and `NODE_COST` per value and
+/// per key (the cap's measure of a merged field).
+fn held_bytes(v: &Value) -> usize {
+    NODE_COST
+        + match v {
+            Value::String(s) => s.len(),
+            Value::Array(items) => items.iter().map(held_bytes).sum(),
+            Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| NODE_COST + k.len() + held_bytes(v))
+                .sum(),
+            _ => 8,
+        }
+}
+
 /// The bytes of the strings in `v` (keys included): what merging it keeps.
 fn text_bytes(v: &Value) -> usize {
     match v {
@@ -206,6 +276,8 @@ impl ChoiceSoFar {
                     self.message.insert(key.clone(), value.clone());
                 }
                 ("tool_calls", Value::Array(calls)) => self.tool_calls.merge(calls),
+                // The legacy single call: its function merges as a tool call's does.
+                ("function_call", Value::Object(f)) => merge_function(&mut self.message, key, f),
                 ("content", Value::String(piece)) => {
                     merge_joining(&mut self.message, key, value);
                     text = Some(piece.clone());
@@ -342,22 +414,25 @@ fn merge_call(call: &mut Map<String, Value>, d: &Map<String, Value>) {
             ("id" | "type", _) => {
                 call.insert(key.clone(), value.clone());
             }
-            ("function", Value::Object(f)) => {
-                let slot = call
-                    .entry("function")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                let Some(func) = slot.as_object_mut() else {
-                    *slot = value.clone();
-                    continue;
-                };
-                for (fk, fv) in f {
-                    let same_name = fk == "name" && func.get("name") == Some(fv);
-                    if !same_name {
-                        merge_joining(func, fk, fv);
-                    }
-                }
-            }
+            ("function", Value::Object(f)) => merge_function(call, key, f),
             _ => merge_joining(call, key, value),
+        }
+    }
+}
+
+/// A function delta (`tool_calls[].function`, the legacy `function_call`) into
+/// `into[key]`: `name` set once (servers that repeat it in every chunk are not
+/// doubled), `arguments` and the rest joined.
+fn merge_function(into: &mut Map<String, Value>, key: &str, f: &Map<String, Value>) {
+    let slot = into.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    let Some(func) = slot.as_object_mut() else {
+        *slot = Value::Object(f.clone());
+        return;
+    };
+    for (fk, fv) in f {
+        let same_name = fk == "name" && func.get("name") == Some(fv);
+        if !same_name {
+            merge_joining(func, fk, fv);
         }
     }
 }
@@ -385,17 +460,24 @@ fn merge_joining(into: &mut Map<String, Value>, key: &str, value: &Value) {
 }
 
 /// Field semantics: the latest non-null value, objects merged key by key.
-fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value) {
+/// `retained` grows by what the merge adds (a new key and its value; a new value
+/// less the one it replaces): a field repeated chunk after chunk counts once.
+fn merge_latest(into: &mut Map<String, Value>, key: &str, value: &Value, retained: &mut usize) {
     if value.is_null() {
         return;
     }
     match (into.get_mut(key), value) {
         (Some(Value::Object(o)), Value::Object(more)) => {
             for (k, v) in more {
-                merge_latest(o, k, v);
+                merge_latest(o, k, v, retained);
             }
         }
-        _ => {
+        (Some(old), _) => {
+            *retained = retained.saturating_sub(held_bytes(old)) + held_bytes(value);
+            *old = value.clone();
+        }
+        (None, _) => {
+            *retained += NODE_COST + key.len() + held_bytes(value);
             into.insert(key.to_string(), value.clone());
         }
     }

@@ -36,15 +36,15 @@ impl TextSlots {
         (*choice, text)
     }
 
-    /// Adds `piece` to the text of `choice` (two pieces for one choice in one
-    /// event are joined).
+    /// Adds `piece` to the text of `choice`. Two pieces for one choice next to
+    /// each other are joined here; apart, by `sort`. Constant time: a chunk may
+    /// name 100,000 choices, so no search over the ones added.
     pub(crate) fn add(&mut self, choice: usize, piece: &str) {
-        if let Some((_, text)) = self.slots[..self.len]
-            .iter_mut()
-            .find(|(c, _)| *c == choice)
-        {
-            text.push_str(piece);
-            return;
+        if let Some((c, text)) = self.len.checked_sub(1).map(|i| &mut self.slots[i]) {
+            if *c == choice {
+                text.push_str(piece);
+                return;
+            }
         }
         if self.len == self.slots.len() {
             self.slots.push((choice, String::new()));
@@ -56,8 +56,28 @@ impl TextSlots {
         self.len += 1;
     }
 
+    /// Puts the texts in choice order and joins the pieces of one choice (in the
+    /// order they were added): O(n log n), and O(n) when already in order.
     pub(crate) fn sort(&mut self) {
-        self.slots[..self.len].sort_by_key(|(c, _)| *c);
+        let slots = &mut self.slots[..self.len];
+        if slots.windows(2).all(|w| w[0].0 < w[1].0) {
+            return;
+        }
+        // Stable: the pieces of one choice keep their order.
+        slots.sort_by_key(|(c, _)| *c);
+        let mut kept = 0;
+        for i in 1..slots.len() {
+            if slots[i].0 == slots[kept].0 {
+                let piece = std::mem::take(&mut slots[i].1);
+                slots[kept].1.push_str(&piece);
+                // The emptied slot keeps its buffer for a later event.
+                slots[i].1 = piece;
+            } else {
+                kept += 1;
+                slots.swap(kept, i);
+            }
+        }
+        self.len = kept + 1;
     }
 }
 
@@ -174,18 +194,52 @@ impl<'de> Visitor<'de> for FieldsSeed<'_> {
     }
 }
 
-/// The `type` and `delta` of a Responses event; other fields are skipped.
-/// None when the event is not a JSON object with those fields as strings.
+/// The `type` and `delta` of a Responses event; other fields are skipped (as
+/// `Skip` reads them: what the general way refuses is refused here too).
+/// None when the event is not a JSON object with those fields as strings, or
+/// names one of them twice.
 pub(crate) fn scan_responses(data: &str) -> Option<ResponsesScan<'_>> {
     serde_json::from_str(data).ok()
 }
 
-#[derive(Deserialize)]
 pub(crate) struct ResponsesScan<'a> {
-    #[serde(rename = "type", default, borrow)]
     pub(crate) kind: Option<Text<'a>>,
-    #[serde(default, borrow)]
     pub(crate) delta: Option<Text<'a>>,
+}
+
+impl<'de> Deserialize<'de> for ResponsesScan<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScanVisitor;
+        impl<'de> Visitor<'de> for ScanVisitor {
+            type Value = ResponsesScan<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Responses event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                use serde::de::Error as _;
+                let mut scan = ResponsesScan {
+                    kind: None,
+                    delta: None,
+                };
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let slot = match &*key {
+                        "type" => &mut scan.kind,
+                        "delta" => &mut scan.delta,
+                        _ => {
+                            map.next_value::<Skip>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(A::Error::custom("a repeated field"));
+                    }
+                    *slot = map.next_value::<Option<Text<'de>>>()?;
+                }
+                Ok(scan)
+            }
+        }
+        d.deserialize_map(ScanVisitor)
+    }
 }
 
 /// A string, borrowed from the event's text unless it holds escapes.
@@ -213,12 +267,65 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     }
 }
 
+/// A value the fast way skips. Read as raw text (borrowed: nothing allocated),
+/// it is accepted only when a JSON tree would surely accept it too; anything else
+/// is an error, which leaves the event to the general way, so both ways give one
+/// answer. `IgnoredAny` alone would accept what a tree refuses: a lone surrogate
+/// (`"\ud800"`, escapes are not decoded when skipped) or nesting past serde_json's
+/// recursion limit (skipping does not count it).
+struct Skip;
+
+/// The deepest nesting a skipped value may have: the limit (128) less the deepest
+/// place the fast way skips a value (inside a delta, four levels down), with room.
+const MAX_SKIPPED_DEPTH: usize = 100;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let raw = <&'de RawValue>::deserialize(d)?;
+        let text = raw.get();
+        // Any \u escape may be half a surrogate pair: rare in skipped fields, so
+        // decoding them is left to the general way.
+        if text.contains("\\u") || nesting(text) > MAX_SKIPPED_DEPTH {
+            return Err(D::Error::custom("left to the general way"));
+        }
+        Ok(Skip)
+    }
+}
+
+/// How deep arrays and objects nest in a valid JSON text (brackets inside
+/// strings do not count).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Whether a field's value is JSON `null` (which merges as nothing).
 struct IsNull(bool);
 
 impl<'de> Deserialize<'de> for IsNull {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Option::<IgnoredAny>::deserialize(d).map(|v| IsNull(v.is_none()))
+        Option::<Skip>::deserialize(d).map(|v| IsNull(v.is_none()))
     }
 }
 
@@ -245,6 +352,9 @@ impl<'de> Visitor<'de> for ChunkSeed<'_, '_> {
         let mut has_choices = false;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match (&*key, self.mode) {
+                // A repeated `choices`: a JSON tree keeps the last one; the general
+                // way says what that means.
+                ("choices", _) if has_choices => return Ok(false),
                 ("choices", _) => {
                     has_choices = true;
                     let seed = ChoicesSeed {
@@ -258,7 +368,7 @@ impl<'de> Visitor<'de> for ChunkSeed<'_, '_> {
                 // An error object, or a chunk to assemble the general way.
                 ("error", _) => return Ok(false),
                 ("object", _) | (_, ChatMode::TextsOnly) => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
                 (key, ChatMode::Assembling { top }) => {
                     let raw: &RawValue = map.next_value()?;
@@ -330,7 +440,21 @@ impl<'de> Visitor<'de> for ChoiceSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
         let mut index = 0u64;
         let mut content: Option<Text<'de>> = None;
+        // The fields read, each once: a repeated one (a tree keeps the last) is
+        // left to the general way.
+        let mut seen = 0u8;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            let bit = match &*key {
+                "index" => 1,
+                "delta" => 2,
+                "finish_reason" => 4,
+                "logprobs" => 8,
+                _ => 0,
+            };
+            if seen & bit != 0 {
+                return Ok(false);
+            }
+            seen |= bit;
             match &*key {
                 "index" => index = map.next_value()?,
                 "delta" => {
@@ -356,7 +480,7 @@ impl<'de> Visitor<'de> for ChoiceSeed<'_> {
                 }
                 _ if self.strict => return Ok(false),
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }
@@ -399,9 +523,12 @@ impl<'de> Visitor<'de> for DeltaSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut text = None;
         let mut retained = 0;
+        let mut has_content = false;
         while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match &*key {
+                "content" if has_content => return Ok(DeltaScan::NotSimple),
                 "content" => {
+                    has_content = true;
                     let value: Option<Text<'de>> = map.next_value()?;
                     // As `text_bytes` counts the delta: key, then the string (null: 8).
                     retained += key.len() + value.as_ref().map_or(8, |t| t.0.len());
@@ -409,7 +536,7 @@ impl<'de> Visitor<'de> for DeltaSeed {
                 }
                 _ if self.strict => return Ok(DeltaScan::NotSimple),
                 _ => {
-                    map.next_value::<IgnoredAny>()?;
+                    map.next_value::<Skip>()?;
                 }
             }
         }

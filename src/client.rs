@@ -313,11 +313,8 @@ impl Client {
         if !log::enabled(level) {
             return;
         }
-        let mut line = line.replace(&self.api_key, "[REDACTED]");
-        let encoded = ops::percent_encode_query(&self.api_key);
-        if encoded != self.api_key {
-            line = line.replace(&encoded, "[REDACTED]");
-        }
+        // Every spelling of the key (percent-encoded in either case, JSON-escaped).
+        let line = crate::redact::text(line.to_string(), &self.api_key);
         log::emit(level, &line);
     }
 
@@ -560,11 +557,7 @@ impl Client {
             // The head came, the body broke (short, cut, reset, stalled): as retryable as a
             // failure before the head, within the same budget. A stalled body of a POST is
             // retried only when the key tells the gateway it is the same request.
-            let transient = match failure {
-                Error::Network(_) => true,
-                Error::Timeout(_) => out.method == Method::Get || tally.key.is_some(),
-                _ => false,
-            };
+            let transient = resendable_after_head(&failure, out.method, tally);
             let delay = self.backoff(tally.attempts.saturating_sub(1));
             if !transient
                 || tally.attempts > self.options.max_retries
@@ -695,7 +688,8 @@ impl Client {
             response.headers(),
             tally.attempts,
             tally.started.elapsed().as_millis() as u64,
-            url,
+            &crate::redact::strip_query_key(url),
+            &self.api_key,
         );
         *self.last_response.lock().unwrap_or_else(|p| p.into_inner()) = Some(meta);
     }
@@ -739,7 +733,10 @@ impl Client {
             else {
                 return Attempt::Sent(Ok((response, url)));
             };
-            let next = resolve_location(&url, location);
+            // A Location that keeps `?key=` is neither shown nor sent on: gw adds the
+            // key itself (once) where it belongs, and never to another origin.
+            let next =
+                crate::redact::strip_query_key(&resolve_location(&url, location)).into_owned();
             let verdict = match redirect::judge(
                 status,
                 method,
@@ -926,15 +923,22 @@ impl Client {
         }
     }
 
-    /// No error leaves the client with the key in it, in plain or URL-encoded form.
+    /// No error leaves the client with the key in it, however a server spelled
+    /// it (plain, percent-encoded in either case, JSON-escaped: `redact`).
     fn redact(&self, e: Error) -> Error {
-        let encoded = ops::percent_encode_query(&self.api_key);
-        let e = e.redact(&self.api_key);
-        if encoded != self.api_key {
-            e.redact(&encoded)
-        } else {
-            e
-        }
+        e.redact(&self.api_key)
+    }
+}
+
+/// Whether a request whose answer's head came but whose body then failed
+/// (`failure`) may be sent again: a broken connection may; a stalled body of a
+/// POST only when the key tells the gateway it is the same request (else a
+/// retry could be a second, billable generation). For plain calls and streams.
+pub(crate) fn resendable_after_head(failure: &Error, method: Method, tally: &Tally) -> bool {
+    match failure {
+        Error::Network(_) => true,
+        Error::Timeout(_) => method == Method::Get || tally.key.is_some(),
+        _ => false,
     }
 }
 

@@ -23,9 +23,10 @@ type Reader = BufReader<BodyReader<'static>>;
 
 /// After the terminal event, how much more of a body is read to keep the connection.
 const DRAIN_LIMIT: usize = 64 * 1024;
-/// ... and how long a silence that read waits out before giving the connection up:
-/// short, because the caller waits too (a server whose last chunk waits on Nagle
-/// and a delayed ACK costs a new connection next time, not 40 ms now).
+/// ... and how long that read may take in all (a silence included) before the
+/// connection is given up: short, because the caller waits too (a server whose last
+/// chunk waits on Nagle and a delayed ACK costs a new connection next time, not
+/// 40 ms now; one that trickles bytes after the end cannot hold the call).
 const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Where a stream stands.
@@ -56,6 +57,8 @@ pub struct EventStream {
     state: State,
     /// Whether the last step produced an event (`current` is valid).
     has_event: bool,
+    /// The process that opened it: a forked child must not read its parent's stream.
+    pid: u32,
 }
 
 impl EventStream {
@@ -102,6 +105,7 @@ impl EventStream {
             assemble,
             state: State::Failed(Error::Internal("stream not started".into())),
             has_event: false,
+            pid: crate::pid::current(),
         };
         let connected = {
             let _scope = CallScope::resume(&stream.token, stream.call);
@@ -143,9 +147,20 @@ impl EventStream {
         let parser =
             SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
         let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
+        let (token, deadline) = (self.token.clone(), self.deadline);
+        let interrupt = move || {
+            token.check()?;
+            match deadline {
+                Some(d) if Instant::now() >= d => Err(Error::Timeout(
+                    "total deadline (total_timeout_ms) passed".into(),
+                )),
+                _ => Ok(()),
+            }
+        };
         Ok(StreamDriver::new(self.kind, parser)
             .assembly_limit(limit)
-            .assemble(self.assemble))
+            .assemble(self.assemble)
+            .interrupt(Arc::new(interrupt)))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
@@ -161,6 +176,13 @@ impl EventStream {
     /// `Ok(false)` after the terminal event, or the error that ended the stream.
     pub fn advance(&mut self) -> Result<bool, Error> {
         self.has_event = false;
+        if self.pid != crate::pid::current() {
+            // Its events are the parent's: refused without a read, and without
+            // changing what the parent sees (the state here is this process's copy).
+            return Err(Error::invalid(
+                "this stream was opened by another process: after fork() only the parent reads it",
+            ));
+        }
         let _scope = CallScope::resume(&self.token, self.call);
         crate::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
@@ -183,7 +205,7 @@ impl EventStream {
                     // end: read it (briefly, boundedly) so the connection is pooled
                     // rather than closed (a TLS handshake saved on the next stream).
                     crate::cancel::set_read_idle(Some(DRAIN_WAIT));
-                    driver.drain(DRAIN_LIMIT);
+                    driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
                     if crate::log::enabled(Level::Debug) {
                         self.client.log(
                             Level::Debug,
@@ -211,7 +233,9 @@ impl EventStream {
                     };
                     // A stream that breaks before its first event reached the caller is
                     // retried within the call's one retry budget; once one did, never.
-                    let transient = matches!(e, Error::Network(_) | Error::Timeout(_));
+                    // Its head came, so the request was sent: the plain calls' rule.
+                    let transient =
+                        crate::client::resendable_after_head(&e, self.method, &self.tally);
                     let budget_left = self.tally.attempts <= self.client.options().max_retries;
                     if !transient || driver.delivered() > 0 || !budget_left {
                         return Err(self.fail(e));

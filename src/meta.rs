@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use ureq::http::HeaderMap;
+use ureq::http::{HeaderMap, HeaderValue};
 
 /// The answer that ended a call (success, or failure with an HTTP answer).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,23 +23,27 @@ pub struct ResponseMeta {
 }
 
 impl ResponseMeta {
+    /// `secret` (the API key) is taken out of every header value and the URL:
+    /// a server may echo it in a header.
     pub(crate) fn read(
         status: u16,
         headers: &HeaderMap,
         attempts: u32,
         elapsed_ms: u64,
         url: &str,
+        secret: &str,
     ) -> ResponseMeta {
+        let raw_headers = redacted_headers(headers, secret);
         let request_id = ["x-request-id", "request-id", "openai-request-id"]
             .iter()
-            .find_map(|k| joined(headers, *k));
+            .find_map(|k| joined(&raw_headers, *k));
         ResponseMeta {
             status,
             request_id,
-            raw_headers: headers.clone(),
+            raw_headers,
             attempts,
             elapsed_ms,
-            url: url.to_string(),
+            url: crate::redact::text(url.to_string(), secret),
         }
     }
 
@@ -61,6 +65,28 @@ impl ResponseMeta {
             "url": self.url,
         })
     }
+}
+
+/// `headers` with `secret` taken out of every value (copied as they are when
+/// none holds it, the common case).
+fn redacted_headers(headers: &HeaderMap, secret: &str) -> HeaderMap {
+    let holds =
+        |v: &HeaderValue| crate::redact::holds(&String::from_utf8_lossy(v.as_bytes()), secret);
+    if !headers.values().any(holds) {
+        return headers.clone();
+    }
+    let mut out = HeaderMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let value = if holds(value) {
+            let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            HeaderValue::from_str(&crate::redact::text(text, secret))
+                .unwrap_or_else(|_| HeaderValue::from_static("[REDACTED]"))
+        } else {
+            value.clone()
+        };
+        out.append(name.clone(), value);
+    }
+    out
 }
 
 /// The values of header `name` joined with ", " (None when absent).

@@ -3,23 +3,45 @@
 //! valid JSON whatever the key looks like (a key `1` must not turn
 //! `{"code":21}` into `{"code":2[REDACTED]}`). Text that is not JSON is
 //! redacted as text.
+//!
+//! The key is found however a server wrote it: each of its bytes as itself,
+//! percent-encoded in either case (`%2f`, `%2F`) or JSON-escaped (`\u0073`,
+//! `\/`), so an echo that decodes to the key is caught before anyone decodes it.
+//! JSON strings are matched after JSON decoding as well.
 
 use serde_json::Value;
 
 const MARK: &str = "[REDACTED]";
 
-/// Plain text (a message): every occurrence of `secret` replaced.
+/// Plain text (a message, a header value): every spelling of `secret` replaced.
 pub(crate) fn text(s: String, secret: &str) -> String {
-    if secret.is_empty() || !s.contains(secret) {
+    if secret.is_empty() || !may_hold(&s, secret) {
         return s;
     }
-    s.replace(secret, MARK)
+    let spans = find(s.as_bytes(), secret.as_bytes());
+    if spans.is_empty() {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        out.push_str(&s[at..start]);
+        out.push_str(MARK);
+        at = end;
+    }
+    out.push_str(&s[at..]);
+    out
+}
+
+/// Whether `s` holds `secret` in any spelling `text` replaces.
+pub(crate) fn holds(s: &str, secret: &str) -> bool {
+    !secret.is_empty() && may_hold(s, secret) && !find(s.as_bytes(), secret.as_bytes()).is_empty()
 }
 
 /// A body that may be JSON: JSON stays JSON (and byte for byte the same when
 /// no string held the secret); anything else is redacted as text.
 pub(crate) fn body(s: String, secret: &str) -> String {
-    if secret.is_empty() || !s.contains(secret) {
+    if secret.is_empty() || !may_hold(&s, secret) {
         return s;
     }
     match serde_json::from_str::<Value>(&s) {
@@ -44,17 +66,62 @@ pub(crate) fn value(v: Value, secret: &str) -> Value {
     walk(v, secret, &mut false)
 }
 
-fn walk(v: Value, secret: &str, changed: &mut bool) -> Value {
-    let mut fix = |s: String| {
-        if s.contains(secret) {
-            *changed = true;
-            s.replace(secret, MARK)
-        } else {
-            s
+/// A cheap first look: the secret in plain, or something encoded that may spell it.
+fn may_hold(s: &str, secret: &str) -> bool {
+    s.contains(secret) || s.contains('%') || s.contains('\\')
+}
+
+/// The byte ranges of `s` that spell `secret` (see the module's doc), in order,
+/// not overlapping. Each range starts and ends on a char boundary: it begins at
+/// the secret's first byte, `%` or `\` and ends after a whole spelling.
+fn find(s: &[u8], secret: &[u8]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        match spelled_at(s, i, secret) {
+            Some(end) => {
+                spans.push((i, end));
+                i = end;
+            }
+            None => i += 1,
         }
-    };
+    }
+    spans
+}
+
+/// Where a spelling of `secret` starting at `s[i]` ends, if one does.
+fn spelled_at(s: &[u8], mut i: usize, secret: &[u8]) -> Option<usize> {
+    for &want in secret {
+        i += one_byte_at(s, i, want)?;
+    }
+    Some(i)
+}
+
+/// How many bytes of `s` at `i` spell the byte `want`.
+fn one_byte_at(s: &[u8], i: usize, want: u8) -> Option<usize> {
+    let rest = s.get(i..)?;
+    match rest {
+        [b, ..] if *b == want => Some(1),
+        [b'%', h, l, ..] if hex(&[*h, *l]) == Some(u32::from(want)) => Some(3),
+        [b'\\', b'/', ..] if want == b'/' => Some(2),
+        [b'\\', b'u', a, b, c, d, ..]
+            if want.is_ascii() && hex(&[*a, *b, *c, *d]) == Some(u32::from(want)) =>
+        {
+            Some(6)
+        }
+        _ => None,
+    }
+}
+
+fn hex(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0u32, |n, d| Some(n * 16 + char::from(*d).to_digit(16)?))
+}
+
+fn walk(v: Value, secret: &str, changed: &mut bool) -> Value {
     match v {
-        Value::String(s) => Value::String(fix(s)),
+        Value::String(s) => Value::String(fix(s, secret, changed)),
         Value::Array(items) => Value::Array(
             items
                 .into_iter()
@@ -64,18 +131,58 @@ fn walk(v: Value, secret: &str, changed: &mut bool) -> Value {
         Value::Object(map) => {
             let mut out = serde_json::Map::with_capacity(map.len());
             for (k, item) in map {
-                let k = if k.contains(secret) {
-                    *changed = true;
-                    k.replace(secret, MARK)
-                } else {
-                    k
-                };
-                out.insert(k, walk(item, secret, changed));
+                let k = fix(k, secret, changed);
+                let item = walk(item, secret, changed);
+                out.insert(k, item);
             }
             Value::Object(out)
         }
         other => other,
     }
+}
+
+/// One decoded JSON string (a value or a key) with the secret taken out.
+fn fix(s: String, secret: &str, changed: &mut bool) -> String {
+    if holds(&s, secret) {
+        *changed = true;
+        text(s, secret)
+    } else {
+        s
+    }
+}
+
+/// `url` without its `key` query parameters (the native format's credential),
+/// whatever their value or spelling of the name (`key`, `%6By`): for URLs a
+/// redirect leads to (gw adds its own key, once) and for URLs gw shows.
+pub(crate) fn strip_query_key(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some(q) = url.find('?') else {
+        return url.into();
+    };
+    let (base, rest) = url.split_at(q);
+    let (query, fragment) = match rest[1..].find('#') {
+        Some(h) => (&rest[1..1 + h], &rest[1 + h..]),
+        None => (&rest[1..], ""),
+    };
+    let is_key = |pair: &&str| {
+        let name = pair.split('=').next().unwrap_or("");
+        let name = name.as_bytes();
+        // "key" spelled in any mix of plain and percent-encoded bytes.
+        spelled_at(name, 0, b"key") == Some(name.len())
+    };
+    if !query.split('&').any(|p| is_key(&p)) {
+        return url.into();
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !is_key(p))
+        .collect();
+    let mut out = base.to_string();
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    out.push_str(fragment);
+    out.into()
 }
 
 #[cfg(test)]
@@ -102,6 +209,43 @@ mod tests {
             raw,
             "only numbers hold it: left alone"
         );
+    }
+
+    #[test]
+    fn every_spelling_of_the_key_is_found() {
+        let key = "sk/ab1";
+        for spelled in [
+            "sk/ab1",
+            "sk%2fab1",
+            "sk%2Fab1",
+            "%73k%2Fab%31",
+            "sk\\/ab1",
+            "\\u0073k\\u002Fab1",
+        ] {
+            let s = format!("x {spelled} y");
+            assert_eq!(text(s.clone(), key), "x [REDACTED] y", "{s}");
+            assert!(holds(&s, key), "{s}");
+        }
+        assert_eq!(text("sk%2gab1 sk/ab".into(), key), "sk%2gab1 sk/ab");
+        // A JSON escape inside a JSON string: decoded, then redacted; JSON stays JSON.
+        let out = body(r#"{"m":"k: sk\u002fab1","n":1}"#.into(), key);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["m"], "k: [REDACTED]");
+    }
+
+    #[test]
+    fn the_query_key_is_stripped_from_urls() {
+        let cases = [
+            ("https://h/p?key=s", "https://h/p"),
+            ("https://h/p?alt=json&key=s&x=1", "https://h/p?alt=json&x=1"),
+            ("https://h/p?KEY=s", "https://h/p?KEY=s"),
+            ("https://h/p?%6Bey=s&key=t#f", "https://h/p#f"),
+            ("https://h/p?keys=1&monkey=2", "https://h/p?keys=1&monkey=2"),
+            ("https://h/p", "https://h/p"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(strip_query_key(url), want, "{url}");
+        }
     }
 
     #[test]

@@ -88,11 +88,16 @@ impl<R: BufRead> SseParser<R> {
         self
     }
 
-    /// Reads and drops what is left, up to `limit` bytes; true when the end was
-    /// reached (so the connection under it can be reused).
-    pub fn drain(&mut self, limit: usize) -> bool {
+    /// Reads and drops what is left, up to `limit` bytes and until `until`; true
+    /// when the end was reached (so the connection under it can be reused). The
+    /// time bound is checked between reads: a server that trickles bytes cannot
+    /// hold the caller (each read is bounded by the reader's own timeout).
+    pub fn drain(&mut self, limit: usize, until: std::time::Instant) -> bool {
         let mut left = limit;
         loop {
+            if std::time::Instant::now() >= until {
+                return false;
+            }
             let n = match self.reader.fill_buf() {
                 Ok([]) => return true,
                 Ok(buf) => buf.len(),

@@ -6,7 +6,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::chat_assembly::ChatAssembler;
+use crate::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
 use crate::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
 use crate::error::Error;
 use crate::ops::StreamKind;
@@ -51,6 +51,9 @@ pub struct StreamDriver<R> {
     delivered: usize,
     /// Events read the fast way (no JSON tree).
     fast: usize,
+    /// Tests: every event read the general way (the fast way's reference).
+    #[cfg(test)]
+    general_only: bool,
     /// The current SSE event.
     sse: SseEvent,
     /// The current event's name (Responses: its data's `type` when unnamed).
@@ -66,6 +69,8 @@ pub struct StreamDriver<R> {
     ended: bool,
     /// The largest chat answer assembled from the chunks (max_response_bytes).
     assembly_limit: usize,
+    /// Checked inside long loops over one chunk (a cancel, the deadline).
+    interrupt: Option<Interrupt>,
 }
 
 impl<R: BufRead> StreamDriver<R> {
@@ -77,6 +82,8 @@ impl<R: BufRead> StreamDriver<R> {
             assemble: true,
             delivered: 0,
             fast: 0,
+            #[cfg(test)]
+            general_only: false,
             sse: SseEvent::default(),
             name: String::new(),
             scan: ChatScan::default(),
@@ -85,7 +92,18 @@ impl<R: BufRead> StreamDriver<R> {
             final_object: None,
             ended: false,
             assembly_limit: usize::MAX,
+            interrupt: None,
         }
+    }
+
+    /// A check made now and then while one chunk is worked through (its
+    /// choices merged, its events handed out): Err ends the stream with it.
+    /// Reads check cancel and deadlines themselves; a chunk naming 100,000
+    /// choices is CPU work between two reads.
+    pub(crate) fn interrupt(mut self, check: Interrupt) -> Self {
+        self.chat.set_interrupt(Some(check.clone()));
+        self.interrupt = Some(check);
+        self
     }
 
     /// Caps the answer assembled from a chat stream's chunks.
@@ -122,10 +140,10 @@ impl<R: BufRead> StreamDriver<R> {
         }
     }
 
-    /// After the terminal event: reads the rest of the body (bounded) so the
-    /// connection goes back to the pool instead of being closed.
-    pub fn drain(&mut self, limit: usize) -> bool {
-        self.parser.drain(limit)
+    /// After the terminal event: reads the rest of the body (bounded in bytes
+    /// and in time) so the connection goes back to the pool instead of being closed.
+    pub fn drain(&mut self, limit: usize, until: std::time::Instant) -> bool {
+        self.parser.drain(limit, until)
     }
 
     /// The assembled final object once `Step::Done` was returned.
@@ -140,6 +158,11 @@ impl<R: BufRead> StreamDriver<R> {
             .map(|s| s + 1)
             .filter(|&n| n < self.scan.texts.len())
         {
+            if next % CHECK_EVERY == 0 {
+                if let Some(interrupt) = &self.interrupt {
+                    interrupt()?;
+                }
+            }
             self.slot = Some(next);
             self.choice = self.scan.texts.get(next).0;
             self.delivered += 1;
@@ -192,7 +215,13 @@ impl<R: BufRead> StreamDriver<R> {
     /// Reads a chat chunk: the fast way when it only carries text, else the general way.
     fn chat_event(&mut self) -> Result<(), Error> {
         let data = &self.sse.data;
-        let fast = if self.assemble {
+        #[cfg(test)]
+        let general_only = self.general_only;
+        #[cfg(not(test))]
+        let general_only = false;
+        let fast = if general_only {
+            false
+        } else if self.assemble {
             let mode = ChatMode::Assembling {
                 top: self.chat.top_raw(),
             };
@@ -207,7 +236,9 @@ impl<R: BufRead> StreamDriver<R> {
             let texts = if self.assemble {
                 self.chat.absorb_text(&value, &self.sse.data)?
             } else {
-                ChatAssembler::default().absorb(&value)?
+                let mut texts_only = ChatAssembler::default();
+                texts_only.set_interrupt(self.interrupt.clone());
+                texts_only.absorb(&value)?
             };
             self.scan.texts.clear();
             for (choice, text) in texts {
@@ -400,6 +431,8 @@ fn responses_event(name: &str, data: &Value) -> Result<(Option<String>, Option<V
 mod tests {
     use super::*;
     use std::io::Cursor;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
 
     fn run(kind: StreamKind, text: &str) -> (Result<String, Error>, Vec<Option<String>>) {
         let parser = SseParser::new(Cursor::new(text.as_bytes().to_vec()), 1 << 16);
@@ -612,6 +645,282 @@ mod tests {
         match run(StreamKind::Responses, text).0 {
             Err(Error::Stream { message, .. }) => assert_eq!(message, "boom"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The cancel and deadline check is made inside the loops over one chunk's
+    /// choices (merging them) and events (handing them out), not only between reads:
+    /// a chunk naming 100,000 choices is seconds of CPU in a debug build.
+    #[test]
+    fn one_chunk_with_many_choices_is_interrupted_inside_its_loops() {
+        let n = 3 * CHECK_EVERY;
+        let choices: Vec<String> = (0..n)
+            .map(|i| format!("{{\"index\":{i},\"delta\":{{\"content\":\"t\"}}}}"))
+            .collect();
+        let text = format!(
+            "data: {{\"choices\":[{}]}}\n\ndata: [DONE]\n\n",
+            choices.join(",")
+        );
+        for assemble in [true, false] {
+            let checks = Arc::new(AtomicUsize::new(0));
+            let counted = checks.clone();
+            // Passes its first check, fails the second: a deadline passing mid-chunk.
+            let interrupt: Interrupt =
+                Arc::new(move || match counted.fetch_add(1, Ordering::Relaxed) {
+                    0 => Ok(()),
+                    _ => Err(Error::Timeout("total deadline passed".into())),
+                });
+            let parser = SseParser::new(Cursor::new(text.clone().into_bytes()), 1 << 22);
+            let mut driver = StreamDriver::new(StreamKind::Chat, parser)
+                .assemble(assemble)
+                .interrupt(interrupt);
+            let mut events = 0;
+            let end = loop {
+                match driver.step() {
+                    Ok(Step::Event) => events += 1,
+                    other => break other,
+                }
+            };
+            assert!(matches!(end, Err(Error::Timeout(_))), "{assemble}: {end:?}");
+            assert!(
+                events < n,
+                "{assemble}: stopped inside the chunk, after {events} events"
+            );
+            assert_eq!(checks.load(Ordering::Relaxed), 2, "{assemble}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*): no crate, same cases every run.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len() as u64) as usize]
+        }
+
+        /// A JSON string literal: plain, escaped, or broken (lone surrogates).
+        fn string(&mut self) -> String {
+            self.pick(&[
+                r#""Hel""#,
+                r#""lo ""#,
+                r#""""#,
+                r#""\u00e9\n\"""#,
+                r#""\ud83d\ude00""#,
+                r#""\ud800""#,
+                r#""x\udc00y""#,
+                r#""\/ok""#,
+            ])
+            .to_string()
+        }
+
+        /// Any JSON value, sometimes nested past serde_json's recursion limit (128).
+        fn value(&mut self, depth: u32) -> String {
+            match self.below(if depth > 2 { 5 } else { 9 }) {
+                0 => "null".into(),
+                1 => self
+                    .pick(&["0", "1", "-1", "1.5", "1e400", "12345678901234567890123"])
+                    .into(),
+                2 => self.pick(&["true", "false"]).into(),
+                3 | 4 => self.string(),
+                5 => format!("[{}, {}]", self.value(depth + 1), self.value(depth + 1)),
+                6 => format!(
+                    "{{\"a\": {}, \"a\": {}}}",
+                    self.value(depth + 1),
+                    self.value(depth + 1)
+                ),
+                7 => {
+                    let n = self
+                        .pick(&["3", "126", "127", "128", "300"])
+                        .parse()
+                        .unwrap();
+                    format!("{}1{}", "[".repeat(n), "]".repeat(n))
+                }
+                _ => format!("{{\"k\": {}}}", self.value(depth + 1)),
+            }
+        }
+
+        fn delta(&mut self) -> String {
+            let mut fields = Vec::new();
+            for _ in 0..self.below(3) {
+                fields.push(match self.below(8) {
+                    0..=3 => format!("\"content\": {}", self.string()),
+                    4 => "\"content\": null".into(),
+                    5 => "\"role\": \"assistant\"".into(),
+                    6 => format!("\"reasoning\": {}", self.string()),
+                    _ => format!("\"x\": {}", self.value(0)),
+                });
+            }
+            format!("{{{}}}", fields.join(", "))
+        }
+
+        fn choice(&mut self) -> String {
+            let mut fields = Vec::new();
+            for _ in 0..1 + self.below(4) {
+                fields.push(match self.below(9) {
+                    0..=2 => format!("\"delta\": {}", self.delta()),
+                    3 | 4 => format!(
+                        "\"index\": {}",
+                        self.pick(&["0", "1", "2", "1.5", "-1", "\"0\""])
+                    ),
+                    5 => "\"finish_reason\": null".into(),
+                    6 => format!("\"finish_reason\": {}", self.pick(&["\"stop\"", "null"])),
+                    7 => "\"logprobs\": null".into(),
+                    _ => format!("\"extra\": {}", self.value(0)),
+                });
+            }
+            if self.below(8) == 0 {
+                return self.value(0);
+            }
+            format!("{{{}}}", fields.join(", "))
+        }
+
+        fn chunk(&mut self) -> String {
+            let mut fields = Vec::new();
+            for _ in 0..1 + self.below(5) {
+                fields.push(match self.below(10) {
+                    0..=3 => {
+                        let choices: Vec<String> =
+                            (0..self.below(3)).map(|_| self.choice()).collect();
+                        format!("\"choices\": [{}]", choices.join(", "))
+                    }
+                    4 => format!(
+                        "\"id\": {}",
+                        self.pick(&["\"c1\"", "\"c1\"", "\"c2\"", "\"\\ud800\""])
+                    ),
+                    5 => "\"model\": \"m\"".into(),
+                    6 => "\"object\": \"chat.completion.chunk\"".into(),
+                    7 => format!("\"usage\": {{\"total_tokens\": {}}}", self.below(3)),
+                    8 => format!("\"meta\": {}", self.value(0)),
+                    _ => format!("\"choices\": {}", self.pick(&["null", "{}", "[]", "1"])),
+                });
+            }
+            if self.below(30) == 0 {
+                return self
+                    .pick(&[
+                        "[1]",
+                        "{\"error\": {\"message\": \"boom\"}}",
+                        "{\"choices\": [}",
+                    ])
+                    .into();
+            }
+            format!("{{{}}}", fields.join(", "))
+        }
+    }
+
+    /// What a stream gave: its status and, on success, the texts handed out and the
+    /// final object.
+    fn outcome(
+        chunks: &[String],
+        assemble: bool,
+        general_only: bool,
+    ) -> (i32, Vec<(usize, String)>, Option<String>) {
+        let mut text = String::new();
+        for c in chunks {
+            text.push_str("data: ");
+            text.push_str(c);
+            text.push_str("\n\n");
+        }
+        text.push_str("data: [DONE]\n\n");
+        let parser = SseParser::new(Cursor::new(text.into_bytes()), 1 << 20);
+        let mut driver = StreamDriver::new(StreamKind::Chat, parser).assemble(assemble);
+        driver.general_only = general_only;
+        let mut texts = Vec::new();
+        loop {
+            match driver.step() {
+                Ok(Step::Event) => {
+                    let ev = driver.current();
+                    if let Some(t) = ev.text_delta {
+                        texts.push((ev.choice_index, t.to_string()));
+                    }
+                }
+                Ok(Step::Done) => return (0, texts, driver.take_final()),
+                Err(e) => return (e.status(), Vec::new(), None),
+            }
+        }
+    }
+
+    /// One input, one answer: the fast way and the general way agree on the status,
+    /// the texts handed out and the final object, for generated streams of generated
+    /// chunks (broken strings, deep nesting, repeated keys and fields of every kind).
+    #[test]
+    fn the_fast_way_and_the_general_way_agree_on_generated_chunks() {
+        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        let mut ended_well = 0;
+        for case in 0..3000 {
+            let chunks: Vec<String> = (0..1 + g.below(4)).map(|_| g.chunk()).collect();
+            for assemble in [true, false] {
+                let general = outcome(&chunks, assemble, true);
+                let fast = outcome(&chunks, assemble, false);
+                assert_eq!(
+                    fast, general,
+                    "case {case}, assemble {assemble}: fast (left) and general (right) differ on {chunks:#?}"
+                );
+                ended_well += usize::from(general.0 == 0);
+            }
+        }
+        assert!(ended_well > 1000, "many cases end well: {ended_well}");
+    }
+
+    /// A Responses event the general way refuses (a lone surrogate in a field gw
+    /// does not read, nesting past the limit) is refused the fast way too.
+    #[test]
+    fn a_responses_event_the_general_way_refuses_is_refused_the_fast_way_too() {
+        let deep = format!("{}1{}", "[".repeat(200_000), "]".repeat(200_000));
+        for junk in [r#""\ud800""#.to_string(), deep] {
+            let text = format!(
+                "data: {{\"type\":\"response.output_text.delta\",\"delta\":\"Hi\",\"junk\":{junk}}}\n\n"
+            );
+            let parser = SseParser::new(Cursor::new(text.into_bytes()), 1 << 20);
+            let e = drive(StreamKind::Responses, parser, &mut |_| true).unwrap_err();
+            assert!(matches!(e, Error::Decode(_)), "{e:?}");
+        }
+    }
+
+    /// The three disagreements issue 19 (item 8) reported, each on both ways.
+    #[test]
+    fn a_lone_surrogate_deep_nesting_and_repeated_choices_get_one_answer() {
+        let deep = format!(
+            "{{\"x\":{}1{},\"choices\":[]}}",
+            "[".repeat(200_000),
+            "]".repeat(200_000)
+        );
+        /// A chunk, the status both ways give, and the texts handed out.
+        type Case<'a> = (&'a str, i32, &'a [(usize, &'a str)]);
+        let cases: [Case<'_>; 3] = [
+            (r#"{"id":"\ud800","choices":[]}"#, crate::GW_DECODE, &[]),
+            (&deep, crate::GW_DECODE, &[]),
+            (
+                r#"{"choices":[{"index":0,"delta":{"content":"A"}}],"choices":[{"index":0,"delta":{"content":"B"}}]}"#,
+                0,
+                &[(0, "B")],
+            ),
+        ];
+        for (chunk, status, texts) in cases {
+            let chunks = [chunk.to_string()];
+            for assemble in [true, false] {
+                for general_only in [true, false] {
+                    let (got, got_texts, _) = outcome(&chunks, assemble, general_only);
+                    let want: Vec<(usize, String)> =
+                        texts.iter().map(|(i, t)| (*i, t.to_string())).collect();
+                    assert_eq!(
+                        (got, got_texts),
+                        (status, want),
+                        "{assemble} {general_only}: {:.80}",
+                        chunk
+                    );
+                }
+            }
         }
     }
 }

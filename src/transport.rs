@@ -30,7 +30,7 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{attach_current, current_cancelled, note_reset, read_idle, POLL_SLICE};
+use crate::cancel::{current_cancelled, note_reset, read_idle, Attachment, POLL_SLICE};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -416,8 +416,8 @@ pub(crate) struct GwTransport {
     just_read: bool,
     read_timeout: Option<Duration>,
     write_timeout: Option<Duration>,
-    /// The call this socket was last registered for (0: none yet).
-    attached_call: u64,
+    /// The cancel scope (handle and call) this socket is registered in.
+    attached: Attachment,
     /// The process that opened it: after fork() a child must never use its
     /// parent's connections (both would write requests on one socket).
     pid: u32,
@@ -433,13 +433,23 @@ impl GwTransport {
             just_read: false,
             read_timeout: None,
             write_timeout: None,
-            attached_call: 0,
+            attached: Attachment::default(),
             pid: crate::pid::current(),
         }
     }
 
+    /// Checked before every read and write (and after a failed one): the socket
+    /// is this process's and its call was not cancelled.
     fn check_cancel(&mut self) -> Result<(), Error> {
-        if attach_current(&self.stream, &mut self.attached_call) {
+        if self.pid != crate::pid::current() {
+            // A forked child holding its parent's connection (an open stream): reading
+            // would take the parent's bytes, writing would mix requests on one socket.
+            return Err(Error::Io(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "the connection belongs to the process that opened it (before fork())",
+            )));
+        }
+        if self.attached.attach_current(&self.stream, self.pid) {
             return Err(Error::Io(cancelled_io()));
         }
         Ok(())
@@ -638,6 +648,11 @@ impl Transport for GwTransport {
         // happens on it in between. The second probe sees any EOF or stray bytes the
         // first would have, so the first one is skipped: one syscall less per call.
         let returning = std::mem::take(&mut self.just_read);
+        // Out of the last call's cancel scope before anything else: pooled, it may go
+        // to another handle's call, which that handle's cancel must not reach.
+        if self.pid == crate::pid::current() {
+            self.attached.detach(&self.stream);
+        }
         self.buffers.held == 0
             && !self.broken
             && self.pid == crate::pid::current()

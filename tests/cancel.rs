@@ -342,3 +342,37 @@ fn a_cancelled_handle_refuses_later_calls_at_once_and_siblings_work() {
     assert!(base.call(&ops::CHAT, &[], Some(&chat("base"))).is_ok());
     assert!(!base.is_cancelled() && !two.is_cancelled() && one.is_cancelled());
 }
+
+/// A stream read to its end gives its connection back to the pool while the stream
+/// is still held; a cancel of that handle must not reach the connection once another
+/// handle's call has it (issue 19, item 1).
+#[test]
+fn cancelling_one_handle_never_breaks_another_handles_call_on_a_pooled_connection() {
+    let mock = MockGateway::start();
+    let base = client(&mock);
+    let a = base.derive(&CallOptions::default()).unwrap();
+    let b = base.derive(&CallOptions::default()).unwrap();
+    let mut done_a = a.stream_open(&ops::CHAT, &chat("one two")).unwrap();
+    while done_a.next_event().unwrap().is_some() {}
+    // B's events come slowly, so they are read from the socket after the cancel.
+    mock.push_fault(json!({"action": "drip", "interval_ms": 50}));
+    let mut s = b.stream_open(&ops::CHAT, &chat("three four five")).unwrap();
+    assert!(s.next_event().unwrap().is_some());
+    assert_eq!(mock.connection_count(), 1, "B got A's pooled connection");
+    a.cancel();
+    let mut events = 1;
+    while s
+        .next_event()
+        .expect("B's stream is not A's to cancel")
+        .is_some()
+    {
+        events += 1;
+    }
+    assert!(events >= 4, "{events}");
+    let v = parse(&s.finish().unwrap());
+    assert_eq!(
+        v["choices"][0]["message"]["content"],
+        "Echo: three four five"
+    );
+    drop(done_a);
+}

@@ -321,3 +321,134 @@ fn a_pooled_connection_the_server_closed_while_idle_is_not_reused() {
         .is_some_and(|t| t.contains("second")));
     assert_eq!(c.last_response().unwrap().attempts, 1);
 }
+
+/// llama-cpp-python, when another request interrupts a running stream, sends `[DONE]`
+/// with no `finish_reason` and cuts the chunked body: the terminal event arrived, so
+/// GW_OK, and the caller tells it by the null `finish_reason` (README, streams).
+#[test]
+fn done_without_a_finish_reason_then_a_cut_body_is_ok_with_a_null_finish_reason() {
+    let mock = MockGateway::start();
+    let events = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"},\"finish_reason\":null}]}\n\ndata: [DONE]\n\n";
+    let bytes = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{events}\r\n",
+        events.len()
+    );
+    mock.push_fault(raw(&bytes, "close", 1));
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let v = parse(&c.stream(&ops::CHAT, &chat("hi"), &mut |_| true).unwrap());
+    assert_eq!(v["choices"][0]["message"]["content"], "Hal");
+    assert!(v["choices"][0]["finish_reason"].is_null(), "{v}");
+}
+
+/// A stream of `n` chunks made by `chunk(i)`, then `[DONE]`, as one raw answer.
+fn stream_of(n: usize, chunk: impl Fn(usize) -> String) -> serde_json::Value {
+    let mut body = String::new();
+    for i in 0..n {
+        body.push_str("data: ");
+        body.push_str(&chunk(i));
+        body.push_str("\n\n");
+    }
+    raw(
+        &format!("{SSE_HEAD}connection: close\r\n\r\n{body}data: [DONE]\n\n"),
+        "close",
+        1,
+    )
+}
+
+/// Everything merged into the answer counts against max_response_bytes, not only
+/// the text: new top-level keys and choices that carry nothing (issue 19, item 4).
+#[test]
+fn the_assembled_answer_cap_counts_every_field_and_choice_merged() {
+    let cap = 64 * 1024;
+    let fat = "x".repeat(1000);
+    let streams = [
+        // 200 new keys of 1 KB each: 200 KB of fields, no text.
+        stream_of(200, |i| {
+            format!("{{\"choices\":[],\"meta\":{{\"k{i}\":\"{fat}\"}}}}")
+        }),
+        // 20,000 choices that only name their index.
+        stream_of(20_000, |i| format!("{{\"choices\":[{{\"index\":{i}}}]}}")),
+    ];
+    for stream in streams {
+        let mock = MockGateway::start();
+        mock.push_fault(stream);
+        let c = client_with(&mock, json!({"max_retries": 0, "max_response_bytes": cap}));
+        match c.stream(&ops::CHAT, &chat("hi"), &mut |_| true) {
+            Err(e) => {
+                assert_eq!(e.status(), GW_TOO_LARGE, "{e}");
+                assert!(e.to_string().contains("assembled answer"), "{e}");
+            }
+            Ok(answer) => panic!(
+                "GW_OK with a {} byte answer over a {cap} byte cap",
+                answer.len()
+            ),
+        }
+    }
+}
+
+/// What does not grow the answer does not count: a long stream repeating the same
+/// fields (id, model, usage) in every chunk stays under a small cap.
+#[test]
+fn fields_repeated_in_every_chunk_count_once() {
+    let mock = MockGateway::start();
+    mock.push_fault(stream_of(5_000, |i| {
+        format!("{{\"id\":\"c\",\"model\":\"m\",\"usage\":{{\"total_tokens\":{}}},\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":null}}]}}", i % 10)
+    }));
+    let c = client_with(&mock, json!({"max_retries": 0, "max_response_bytes": 4096}));
+    let v = parse(&c.stream(&ops::CHAT, &chat("hi"), &mut |_| true).unwrap());
+    assert_eq!(v["model"], "m");
+}
+
+/// CPU time of the calling thread (where gw works through a stream): unlike the
+/// wall clock, other load on the machine does not inflate it.
+fn thread_cpu_time() -> std::time::Duration {
+    // SAFETY: clock_gettime fills the timespec we own.
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) },
+        0
+    );
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// One chunk naming many distinct choices costs O(n log n), not O(n²): 50,000 choices
+/// (2 MB, under the caps) take a few seconds of CPU in a debug build, not a minute
+/// (issue 19, item 5).
+#[test]
+fn one_chunk_with_many_choices_is_not_quadratic() {
+    let n = 50_000;
+    let mock = MockGateway::start();
+    mock.push_fault(stream_of(1, |_| {
+        let choices: Vec<String> = (0..n)
+            .map(|i| format!("{{\"index\":{i},\"delta\":{{\"content\":\"t{i}\"}}}}"))
+            .collect();
+        format!("{{\"choices\":[{}]}}", choices.join(","))
+    }));
+    let c = client_with(
+        &mock,
+        json!({"max_retries": 0, "max_line_bytes": 16_777_216, "max_event_bytes": 16_777_216}),
+    );
+    let started = thread_cpu_time();
+    let mut events = 0;
+    let answer = c
+        .stream(&ops::CHAT, &chat("hi"), &mut |ev| {
+            assert_eq!(
+                ev.text_delta,
+                Some(format!("t{}", ev.choice_index).as_str())
+            );
+            events += 1;
+            true
+        })
+        .unwrap();
+    let cpu = thread_cpu_time() - started;
+    assert_eq!(events, n);
+    let v = parse(&answer);
+    assert_eq!(
+        v["choices"][n - 1]["message"]["content"],
+        format!("t{}", n - 1)
+    );
+    assert!(cpu < std::time::Duration::from_secs(15), "{cpu:?} of CPU");
+}

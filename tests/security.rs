@@ -369,3 +369,96 @@ fn huge_time_options_never_panic() {
         "{record}"
     );
 }
+
+// ---- The key in whatever form a server echoes it (issue 19, item 3) ---------
+
+/// Everything a failed call hands back, as text: `*out`, `gw_last_error` and the
+/// last response's metadata.
+fn everything_shown(c: &Client, e: &gw::Error) -> String {
+    format!(
+        "{}\n{}\n{}",
+        e.to_json(),
+        e,
+        c.last_response()
+            .map(|m| m.to_json().to_string())
+            .unwrap_or_default()
+    )
+}
+
+#[test]
+fn a_key_echoed_with_a_json_escape_is_redacted_in_the_error_body() {
+    let mock = MockGateway::start_with_key("sk-secret123");
+    // The key as a JSON escape spells it: `\u0073` is `s`.
+    let body = r#"{"error":{"message":"Incorrect API key provided: sk-\u0073ecret123","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
+    let c = client(&mock);
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), 401);
+    let out = e.to_json();
+    let decoded = error_json(&e);
+    assert!(!out.contains("ecret123"), "{out}");
+    assert!(!decoded.to_string().contains("sk-secret123"), "{decoded}");
+    assert!(decoded["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("[REDACTED]"));
+    assert_eq!(decoded["error"]["code"], "invalid_api_key");
+}
+
+#[test]
+fn a_redirect_that_keeps_the_query_key_is_neither_shown_nor_doubled() {
+    let mock = MockGateway::start();
+    let key = mock.api_key();
+    mock.push_fault(json!({"action": "redirect", "status": 302,
+        "location": format!("/v1beta/models/m?alt=json&key={key}")}));
+    mock.push_fault(json!({"action": "status", "status": 400,
+        "headers": {"x-echo": format!("you sent key={key}"), "x-request-id": format!("req-{key}")},
+        "body": "{\"error\":{\"message\":\"no\"}}"}));
+    let c = client(&mock);
+    let e = c.request("GET", "/v1beta/models/m", None).unwrap_err();
+    assert_eq!(e.status(), 400, "{e}");
+    let shown = everything_shown(&c, &e);
+    assert!(!shown.contains(&key), "{shown}");
+    let meta = c.last_response().unwrap();
+    assert!(
+        meta.url.contains("/v1beta/models/m?alt=json"),
+        "{}",
+        meta.url
+    );
+    assert!(meta.headers()["x-echo"].contains("[REDACTED]"));
+    let followed = &mock.requests()[1];
+    let query = followed.query.as_deref().unwrap();
+    assert_eq!(
+        query.matches("key=").count(),
+        1,
+        "one key, not two: {query}"
+    );
+    assert!(query.contains("alt=json"), "{query}");
+}
+
+#[test]
+fn a_key_echoed_in_lowercase_percent_encoding_is_redacted_everywhere() {
+    let key = "sk/abc123";
+    let mock = MockGateway::start_with_key(key);
+    let body =
+        r#"{"error":{"message":"key sk%2fabc123 is revoked","type":"authentication_error"}}"#;
+    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    gw::log::set_logger(
+        Some(std::sync::Arc::new(move |_, line: &str| {
+            sink.lock().unwrap().push(line.to_string())
+        })),
+        gw::log::Level::Warn,
+    );
+    let c = client(&mock);
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    gw::log::set_logger(None, gw::log::Level::Error);
+    assert_eq!(e.status(), 401);
+    let logged = lines.lock().unwrap().join("\n");
+    for shown in [everything_shown(&c, &e), logged] {
+        let lower = shown.to_ascii_lowercase();
+        assert!(!lower.contains("sk%2fabc123"), "{shown}");
+        assert!(!lower.contains("abc123"), "{shown}");
+    }
+}

@@ -230,3 +230,21 @@ fn response_failed_is_gw_stream_with_the_response_in_the_error() {
     assert_eq!(err["response"]["status"], "failed");
     assert!(err["response"]["id"].as_str().unwrap().starts_with("resp_"));
 }
+
+#[test]
+fn a_legacy_function_call_beside_tool_calls_names_its_function_once() {
+    // llama-cpp-python repeats the name in every chunk's `function_call` (issue 19, item 10).
+    let (result, _) = stream_shape(&ops::CHAT, "legacy_function_call", &chat("x"));
+    let v = parse(&result.unwrap());
+    let message = &v["choices"][0]["message"];
+    assert_eq!(
+        message["function_call"],
+        json!({"name": "get_weather", "arguments": "{\"location\": \"Paris\"}"})
+    );
+    let calls = message["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["id"], "call_mock");
+    assert_eq!(calls[0]["function"], message["function_call"]);
+    assert_eq!(message["content"], Value::Null);
+    assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
+}

@@ -22,7 +22,10 @@ use super::last_error::set_last_error;
 /// fork(): a client made before `fork()` may be used in the child (and in
 /// the parent) afterwards. The child never uses a connection its parent
 /// opened: it drops the inherited pooled connections unread (closing only its
-/// own descriptors, so the parent's stay intact) and opens its own. As with
+/// own descriptors, so the parent's stay intact) and opens its own. A stream
+/// open at the fork stays the parent's: in the child `gw_stream_next` on it
+/// fails (`GW_INVALID_ARGUMENT`) without reading, and `gw_client_cancel` there
+/// leaves the parent's connections alone. As with
 /// any library that uses locks, fork while no other thread is inside a gw
 /// call, or call only async-signal-safe functions (exec) in the child.
 pub struct gw_client {

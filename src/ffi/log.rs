@@ -52,6 +52,13 @@ impl UserData {
 /// `max_level` (`GW_LOG_ERROR` .. `GW_LOG_TRACE`). The API key, `?key=` values
 /// and Authorization headers never appear in a line. NULL `cb` turns logging
 /// off. Replaces any earlier logger; safe to call from any thread.
+///
+/// When it returns (called from outside a log callback), the callback it
+/// replaced is not running on any thread and is never called again: its
+/// `user_data` may be freed then. It waits for calls of the old callback in
+/// progress on other threads to return. Called from inside a log callback it
+/// cannot wait for that callback (it is the one running): it then returns at
+/// once, and the old `user_data` must live until that callback returns.
 #[no_mangle]
 pub unsafe extern "C" fn gw_set_logger(cb: gw_log_cb, user_data: *mut c_void, max_level: c_int) {
     catch((), || {

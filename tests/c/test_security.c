@@ -69,6 +69,64 @@ static void forked_child_never_shares_its_parents_connection(void)
     gw_client_free(c);
 }
 
+/*
+ * A pull stream open in the parent (no thread inside gw) when it forks: whatever the child does
+ * with the handle or the stream, the parent's stream goes on whole. `act` 0: the child cancels
+ * the handle; 1: the child pulls from the stream (it must fail, not read the parent's events).
+ */
+static void forked_child_leaves_its_parents_open_stream_alone(int act)
+{
+    gw_client *c = test_client("\"max_retries\": 0");
+    mock_fault("{\"action\": \"drip\", \"interval_ms\": 100}");
+    gw_stream *s = NULL;
+    CHECK_STATUS(gw_chat_stream_open(c, CHAT("one two three four"), &s, NULL), GW_OK);
+    const gw_event *ev = NULL;
+    char text[256] = "";
+    CHECK_STATUS(gw_stream_next(s, &ev), GW_OK);
+    if (ev->text_delta) strncat(text, ev->text_delta, sizeof text - strlen(text) - 1);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int ok;
+        if (act == 0) {
+            gw_client_cancel(c);
+            ok = 1;
+        } else {
+            const gw_event *mine = NULL;
+            int rc = gw_stream_next(s, &mine);
+            ok = rc != GW_OK && rc != GW_DONE;
+        }
+        gw_stream_free(s);
+        gw_client_free(c);
+        support_cleanup();
+        _exit(ok ? 0 : 1);
+    }
+    CHECK(pid > 0);
+    int status = -1;
+    /* The child is done before the parent reads on: each step of it could only spoil the
+     * parent's stream, never race it. */
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    int rc;
+    while ((rc = gw_stream_next(s, &ev)) == GW_OK) {
+        if (ev->text_delta) strncat(text, ev->text_delta, sizeof text - strlen(text) - 1);
+    }
+    CHECK_STATUS(rc, GW_DONE);
+    CHECK(strcmp(text, "Echo: one two three four") == 0);
+    gw_stream_free(s);
+    gw_client_free(c);
+}
+
+static void forked_child_cancelling_leaves_the_parents_stream_alone(void)
+{
+    forked_child_leaves_its_parents_open_stream_alone(0);
+}
+
+static void forked_child_cannot_read_the_parents_stream(void)
+{
+    forked_child_leaves_its_parents_open_stream_alone(1);
+}
+
 /* ---- freeing from another thread during a call ------------------------------------------ */
 
 /* A one-shot signal between two threads. */
@@ -262,6 +320,8 @@ void run_security_tests(void)
 {
     RUN(dot_segment_ids_are_refused_before_sending);
     RUN(forked_child_never_shares_its_parents_connection);
+    RUN(forked_child_cancelling_leaves_the_parents_stream_alone);
+    RUN(forked_child_cannot_read_the_parents_stream);
     RUN(a_free_from_another_thread_waits_for_the_call);
     RUN(a_free_from_another_thread_during_a_plain_call);
     RUN(gw_from_a_thread_key_destructor_returns_normally);

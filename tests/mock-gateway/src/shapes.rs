@@ -25,6 +25,10 @@ pub enum Shape {
     /// `delta.refusal`, unknown delta fields (a string and an object) and an unknown
     /// choice field.
     ExtraFields,
+    /// Chat: a tool call as llama-cpp-python streams it: each chunk carries the call twice,
+    /// in `delta.tool_calls` and in the legacy `delta.function_call`, the function's name
+    /// repeated in every chunk and the arguments in pieces.
+    LegacyFunctionCall,
     /// Responses: the events as bare `data:` lines, no `event:` line.
     ResponsesNoEventLines,
     /// Responses: `data: [DONE]` after `response.completed`.
@@ -42,6 +46,7 @@ const NAMES: &[(&str, Shape)] = &[
     ("usage_chunk", Shape::UsageChunk),
     ("keepalive", Shape::Keepalive),
     ("extra_fields", Shape::ExtraFields),
+    ("legacy_function_call", Shape::LegacyFunctionCall),
     ("responses_no_event_lines", Shape::ResponsesNoEventLines),
     (
         "responses_done_after_completed",
@@ -70,7 +75,8 @@ impl Shape {
             | Shape::ToolCallsNoIndex
             | Shape::UsageChunk
             | Shape::Keepalive
-            | Shape::ExtraFields => "/v1/chat/completions",
+            | Shape::ExtraFields
+            | Shape::LegacyFunctionCall => "/v1/chat/completions",
             _ => "/v1/responses",
         }
     }
@@ -211,6 +217,23 @@ pub fn chat_events(shape: Shape, a: &ChatAnswer<'_>) -> Vec<String> {
             last["choices"] = json!([]);
             last["usage"] = a.usage.clone();
             out.push(last);
+        }
+        Shape::LegacyFunctionCall => {
+            let pieces = ["{\"location\": ", "\"Paris\"", "}"];
+            for (i, args) in std::iter::once("").chain(pieces).enumerate() {
+                let name = "get_weather";
+                let mut delta = json!({
+                    "content": null,
+                    "function_call": {"name": name, "arguments": args},
+                    "tool_calls": [{"index": 0, "id": "call_mock", "type": "function",
+                                    "function": {"name": name, "arguments": args}}],
+                });
+                if i == 0 {
+                    delta["role"] = json!("assistant");
+                }
+                out.push(one(delta, Value::Null));
+            }
+            out.push(one(json!({}), json!("tool_calls")));
         }
         // Responses shapes never reach a chat handler (`Shape::path`); play the plain form.
         _ => {
