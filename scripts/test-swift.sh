@@ -60,7 +60,7 @@ run() {
     grep -E '^gw-swift ' "$log" | sed "s/^/test-swift: [$name] /" || true
     grep -E '✘|ERROR: (Address|Thread|Leak)Sanitizer|SUMMARY: |error:' "$log" | grep -v 'ld.gold' | head -n 40 || true
     if [ "$status" = FAILED ] && ! grep -q 'Test run with' "$log"; then tail -n 40 "$log"; fi
-    counts="$(grep -Eo 'Test run with [0-9]+ tests?.*(passed|failed).*' "$log" | tail -n 1)"
+    counts="$(grep -Eo 'Test run with [0-9]+ tests?.*(passed|failed).*' "$log" | tail -n 1 || true)"
     [ -n "$counts" ] || counts="no test run"
     summary+=("$(printf '%-11s %-7s %4ss  %s' "$name" "$status" "$((SECONDS - start))" "$counts")")
     rm -f "$log"
@@ -81,6 +81,7 @@ if [ "${GW_SWIFT_QUICKSTART:-1}" != 0 ]; then
         cd "$qs"
         rm -rf Package.swift Sources
         "$SWIFT" package init --type executable --name Quickstart >/dev/null
+        rm -f Sources/Quickstart/*.swift  # the generated @main file; the README's main.swift replaces it
         cat >Package.swift <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription

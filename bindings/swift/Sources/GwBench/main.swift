@@ -24,7 +24,7 @@ let words = Int(env["GW_BENCH_WORDS"] ?? "") ?? 400
 
 func cpuSeconds() -> Double {
     var u = rusage()
-    getrusage(RUSAGE_SELF, &u)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
     return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec)
         + Double(u.ru_stime.tv_usec) / 1e6
 }
