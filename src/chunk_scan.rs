@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -153,7 +153,9 @@ impl<'de> Deserialize<'de> for TopFields<'de> {
 }
 
 /// Whether `text` is one JSON object holding every field of `fields` (checked
-/// in one pass, values skipped, nothing allocated). False also for invalid JSON.
+/// in one pass, values skipped, nothing allocated). False also for invalid JSON,
+/// and for what only the full parse can judge (a `\u` escape in a value, deep
+/// nesting: see `Skip`), so the caller's full parse gives the one answer.
 pub(crate) fn object_has_fields(text: &str, fields: &[&str]) -> bool {
     // Under arbitrary_precision a bare number reads as a map: only objects come here.
     if !text.trim_start().starts_with('{') || fields.len() > 64 {
@@ -188,7 +190,7 @@ impl<'de> Visitor<'de> for FieldsSeed<'_> {
             if let Some(i) = self.fields.iter().position(|f| *f == key) {
                 seen |= 1 << i;
             }
-            map.next_value::<IgnoredAny>()?;
+            map.next_value::<Skip>()?;
         }
         Ok(seen)
     }

@@ -68,6 +68,31 @@ fn the_wrong_shape_is_gw_decode_naming_the_missing_field() {
     assert!(e.to_string().contains("'choices'"), "{e}");
 }
 
+/// The quick shape check of a plain answer and the full parse must agree: what
+/// the parse refuses (a lone surrogate, nesting past serde_json's limit) is
+/// GW_DECODE, not handed out as an answer a binding's own JSON parser then chokes on.
+#[test]
+fn an_answer_the_full_parse_refuses_is_gw_decode_whichever_way_it_is_read() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let bodies = [
+        r#"{"id":"\ud800","object":"chat.completion","choices":[]}"#.to_string(),
+        format!(r#"{{"id":"c","object":"chat.completion","choices":[],"extra":{deep}}}"#),
+    ];
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    for body in bodies {
+        mock.push_fault(json!({"action": "status", "status": 200, "body": body}));
+        let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+        assert_eq!(e.status(), GW_DECODE, "{body:.60}: {e}");
+        assert!(e.to_string().contains("not valid JSON"), "{e}");
+    }
+    // The same shapes without the flaw are answers.
+    mock.push_fault(json!({"action": "status", "status": 200,
+        "body": r#"{"id":"\ud83d\ude00","object":"chat.completion","choices":[]}"#}));
+    let ok = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap();
+    assert_eq!(parse(&ok)["id"], "\u{1F600}");
+}
+
 #[test]
 fn an_answer_over_the_cap_is_gw_too_large() {
     let mock = MockGateway::start();
