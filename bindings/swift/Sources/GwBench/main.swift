@@ -103,6 +103,11 @@ rows.append(("C ABI: gw_chat", await measure { for _ in 0..<calls { cChat(derive
 rows.append(("C ABI: derive + gw_chat + free", await measure { for _ in 0..<calls { cChat(derive: true) } }, calls))
 rows.append(("Swift: chat(Data) -> Data", try await measure { for _ in 0..<calls { _ = try await client.chat(chatData) } }, calls))
 rows.append(("Swift: chat(ChatRequest) typed", try await measure { for _ in 0..<calls { _ = try await client.chat(typedRequest) } }, calls))
+// The same from a task off the main actor (top-level code runs on it): no hop to the main queue.
+rows.append((
+    "Swift: chat(Data), detached task",
+    try await Task.detached { try await measure { for _ in 0..<calls { _ = try await client.chat(chatData) } } }.value, calls
+))
 
 print("gw-swift bench against \(base): \(calls) sequential chat calls each")
 print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "   wall/call    CPU/call")
@@ -114,17 +119,25 @@ for (name, f, n) in rows {
 
 var cEvents = 0
 let cFig = await measure { for _ in 0..<streams { cEvents += cStream() } }
-var sEvents = 0
-let sFig = try await measure {
-    for _ in 0..<streams {
-        let s = client.chatStream(streamData)
-        for try await e in s { sEvents += e.data.isEmpty ? 0 : 1 }
-        _ = try await s.resultData()
+func swiftStreams() async throws -> (Figure, Int) {
+    var n = 0
+    let f = try await measure {
+        for _ in 0..<streams {
+            let s = client.chatStream(streamData)
+            for try await e in s { n += e.data.isEmpty ? 0 : 1 }
+            _ = try await s.resultData()
+        }
     }
+    return (f, n)
 }
+let (sFig, sEvents) = try await swiftStreams()
+let (dFig, dEvents) = try await Task.detached { try await swiftStreams() }.value
 print("gw-swift bench: \(streams) streams of ~\(words) events each")
 print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "      events   CPU/event  wall/event")
-for (name, f, n) in [("C ABI: gw_stream_next loop", cFig, cEvents), ("Swift: for try await in chatStream", sFig, sEvents)] {
+for (name, f, n) in [
+    ("C ABI: gw_stream_next loop", cFig, cEvents), ("Swift: for try await in chatStream", sFig, sEvents),
+    ("Swift: the same, detached task", dFig, dEvents),
+] {
     print(
         "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
             + String(format: "  %10d  %7.2f µs  %7.2f µs", n, f.cpu / Double(n) * 1e6, f.wall / Double(n) * 1e6))
