@@ -18,13 +18,16 @@ do {
     say("chat:   \(answer.text ?? "")")
 
     // 2. A stream, printed as it comes; the assembled answer after the loop.
-    let stream = client.chatStream(ChatRequest(model: chatModel, messages: [.user("Count to five, slowly.")]))
+    let stream = client.chatStream(
+        ChatRequest(
+            model: chatModel, messages: [.user("Count to five, slowly.")], streamOptions: StreamOptions(includeUsage: true)))
     say("stream: ", "")
     for try await event in stream {
         say(event.textDelta ?? "", "")
     }
     let completion = try await stream.result()
-    say("\n        (\(completion.usage?.totalTokens ?? 0) tokens, finish: \(completion.choices.first?.finishReason ?? "?"))")
+    let tokens = completion.usage?.totalTokens.map { "\($0) tokens, " } ?? ""
+    say("\n        (\(tokens)finish: \(completion.choices.first?.finishReason ?? "?"))")
 
     // 3. An image.
     let image = try await client.imageGenerate(
