@@ -372,7 +372,20 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     if path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#') {
         return Err(bad("must hold no spaces, control characters or fragment"));
     }
-    let without_query = path.split('?').next().unwrap_or(path);
+    // The client's key goes where the API wants it; a caller's own `key=` would be
+    // a second one, and a secret redaction does not know. The path is not echoed.
+    let (without_query, query) = path.split_once('?').unwrap_or((path, ""));
+    if query.split('&').any(|pair| {
+        pair.split('=')
+            .next()
+            .unwrap_or("")
+            .eq_ignore_ascii_case("key")
+    }) {
+        return Err(crate::Error::invalid_param(
+            "path",
+            "path: must not carry a key= query parameter (gw adds the client's api_key where the API wants it)",
+        ));
+    }
     let segments: Vec<&str> = without_query[1..].split('/').collect();
     for (i, segment) in segments.iter().enumerate() {
         let last = i + 1 == segments.len();

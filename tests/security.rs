@@ -462,3 +462,37 @@ fn a_key_echoed_in_lowercase_percent_encoding_is_redacted_everywhere() {
         assert!(!lower.contains("abc123"), "{shown}");
     }
 }
+
+/// gw_request with a `key=` of the caller's in its path: gw adds the client's key
+/// where the API wants one, so a second key would be sent (two `key=` on
+/// `/v1beta`) and a secret gw does not know to redact would reach URLs, errors and
+/// logs. Refused before sending, without echoing the path.
+#[test]
+fn a_request_path_carrying_a_key_is_refused_without_echoing_it() {
+    let mock = MockGateway::start();
+    let c = client(&mock);
+    let body = json!({"contents": [{"parts": [{"text": "hi"}]}]});
+    for path in [
+        "/v1beta/models/g:generateContent?key=caller-secret-9",
+        "/v1beta/models/g:generateContent?alt=json&key=caller-secret-9",
+        "/v1/models?KEY=caller-secret-9",
+    ] {
+        let e = c.request("POST", path, Some(&body)).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{path}: {e}");
+        let text = e.to_string();
+        assert!(text.contains("key="), "{text}");
+        assert!(!text.contains("caller-secret-9"), "{text}");
+    }
+    assert!(mock.requests().is_empty(), "nothing was sent");
+    // A parameter that merely ends in "key" is the caller's own business.
+    c.request("GET", "/v1/video/generations/t1?monkey=1", None)
+        .map(|_| ())
+        .or_else(|e| {
+            if e.status() == GW_INVALID_ARGUMENT {
+                Err(e)
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap();
+}

@@ -10,7 +10,8 @@ use super::guard::call;
 /// Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.
 /// "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).
 /// `body_json` is the JSON body for POST, NULL for GET. Auth is placed as the
-/// API document says (`?key=` for `/v1beta/...`, Bearer elsewhere); a path of
+/// API document says (`?key=` for `/v1beta/...`, Bearer elsewhere), so a path
+/// carrying a `key=` parameter of its own is GW_INVALID_ARGUMENT; a path of
 /// a documented operation gets that operation's limit checks and answer rules
 /// (vendor codes included). Ownership, errors and threads as `gw_chat`.
 #[no_mangle]
