@@ -104,6 +104,20 @@ extension GwTests {
             #expect(records.dropLast().allSatisfy { $0.status == "processing" })
         }
 
+        @Test func leavingVideoUpdatesEarlyStopsThePolling() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            let id = try #require(try await gw.videoCreate(VideoRequest(model: "video-test", prompt: "slow")).pollId)
+            for try await record in gw.videoUpdates(.unified, taskId: id, interval: .milliseconds(100)) {
+                #expect(record.status == "processing")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let polls = try await Mock.requests().filter { $0["method"]?.stringValue == "GET" }.count
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Mock.requests().filter { $0["method"]?.stringValue == "GET" }.count == polls, "no polls after the loop ended")
+        }
+
         @Test func aFailedTaskIsAVendorErrorCarryingItsRecord() async throws {
             try await Mock.reset()
             let gw = try Mock.client()

@@ -191,6 +191,30 @@ extension GwTests {
             #expect(e?.code == "invalid_api_key")
         }
 
+        @Test func textDeltasOfTheSecondChoice() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            try await Mock.fault(["action": "stream_shape", "shape": "n2"])
+            var request = ChatRequest(model: "gpt-test", messages: [.user("blue")])
+            request.n = 2
+            var second = ""
+            for try await t in gw.chatStream(request).textDeltas(choice: 1) { second += t }
+            #expect(!second.isEmpty)
+            #expect(second != "Echo: blue")
+        }
+
+        @Test func aResponsesStreamReportsItsMetadata() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            let box = MetaBox()
+            let stream = gw.responsesStream(
+                ResponsesRequest(model: "resp-test", input: "meta"), options: GwCallOptions(headers: ["x-trace": "s-1"], onResponse: { box.set($0) }))
+            for try await _ in stream {}
+            #expect(box.get()?.status == 200)
+            #expect(box.get()?.requestId != nil)
+            #expect(try await Mock.requests().first?.header("x-trace") == "s-1")
+        }
+
         @Test func resultWithoutALoopReadsTheWholeStream() async throws {
             try await Mock.reset()
             let gw = try Mock.client()
