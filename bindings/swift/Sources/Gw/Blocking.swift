@@ -24,7 +24,7 @@ final class Pending<T: Sendable>: @unchecked Sendable {
 
     /// Called by the job on its thread: false when cancellation already resumed the task.
     func start() -> Bool {
-        lock.withLock {
+        lock.locked {
             if cancelled { return false }
             started = true
             return true
@@ -32,7 +32,7 @@ final class Pending<T: Sendable>: @unchecked Sendable {
     }
 
     func finish(_ value: T) {
-        let c = lock.withLock { () -> CheckedContinuation<T, any Error>? in
+        let c = lock.locked { () -> CheckedContinuation<T, any Error>? in
             defer { continuation = nil }
             return continuation
         }
@@ -42,7 +42,7 @@ final class Pending<T: Sendable>: @unchecked Sendable {
     /// Cancellation: a job still queued is dropped and its task resumed at once; a running one
     /// is stopped by gw_client_cancel (the caller's part) and resumes the task itself.
     func cancel() {
-        let c = lock.withLock { () -> CheckedContinuation<T, any Error>? in
+        let c = lock.locked { () -> CheckedContinuation<T, any Error>? in
             cancelled = true
             if started { return nil }
             defer { continuation = nil }

@@ -30,7 +30,7 @@ final class BlockingPool: @unchecked Sendable {
     }
 
     /// Threads alive now (busy or idle).
-    var threadCount: Int { lock.withLock { threads } }
+    var threadCount: Int { lock.locked { threads } }
 
     func submit(_ job: @escaping Job) {
         lock.lock()
@@ -56,7 +56,7 @@ final class BlockingPool: @unchecked Sendable {
     }
 
     private func run(_ me: Worker) {
-        var next: Job? = lock.withLock {
+        var next: Job? = lock.locked {
             defer { me.job = nil }
             return me.job
         }
@@ -100,6 +100,16 @@ final class BlockingPool: @unchecked Sendable {
             me.job = nil
             lock.unlock()
         }
-        lock.withLock { threads -= 1 }
+        lock.locked { threads -= 1 }
+    }
+}
+
+extension NSLock {
+    /// `body` under the lock (NSLocking.withLock needs macOS 14 / iOS 17; the package
+    /// supports macOS 13 / iOS 16).
+    func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

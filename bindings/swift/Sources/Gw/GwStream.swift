@@ -161,7 +161,7 @@ final class StreamCall: @unchecked Sendable {
     private var freeWhenIdle = false
     private(set) var metaStorage: GwResponseMeta?
 
-    var meta: GwResponseMeta? { lock.withLock { metaStorage } }
+    var meta: GwResponseMeta? { lock.locked { metaStorage } }
 
     init(client: GwClient, opener: Opener, body: () throws -> Data, options: GwCallOptions) {
         self.pool = client.pool
@@ -185,7 +185,7 @@ final class StreamCall: @unchecked Sendable {
     }
 
     func claim() -> Token? {
-        lock.withLock {
+        lock.locked {
             if claimed { return nil }
             claimed = true
             return Token(self)
@@ -194,7 +194,7 @@ final class StreamCall: @unchecked Sendable {
 
     /// The loop was left before the end: free the stream now (closing its connection).
     func abandon() {
-        lock.withLock {
+        lock.locked {
             guard case .open = phase else {
                 if case .ready = phase { phase = .abandoned }
                 return
@@ -211,7 +211,7 @@ final class StreamCall: @unchecked Sendable {
 
     /// Ends the call as `error`, freeing the stream (unless a step still runs: it frees it).
     private func fail(_ error: any Error) {
-        lock.withLock {
+        lock.locked {
             if case .open = phase {} else if case .ready = phase {} else { return }
             phase = .failed
             failure = error
@@ -225,7 +225,7 @@ final class StreamCall: @unchecked Sendable {
     }
 
     func next(_ token: Token) async throws -> GwEvent? {
-        let (now, failed) = lock.withLock { (phase, failure) }
+        let (now, failed) = lock.locked { (phase, failure) }
         switch now {
         case .done, .abandoned: return nil
         case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
@@ -255,7 +255,7 @@ final class StreamCall: @unchecked Sendable {
     }
 
     func result() async throws -> Data {
-        let (now, done, failed) = lock.withLock { (phase, final, failure) }
+        let (now, done, failed) = lock.locked { (phase, final, failure) }
         switch now {
         case .done: return done ?? Data()
         case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
@@ -291,7 +291,7 @@ final class StreamCall: @unchecked Sendable {
     /// `drain`, the final answer). Frees the stream once it ended or was abandoned meanwhile.
     private func step(drain: Bool) -> Step {
         guard let handle, let request else { return .failed(-99, nil, nil) }
-        var s: OpaquePointer? = lock.withLock {
+        var s: OpaquePointer? = lock.locked {
             switch phase {
             case .ready, .open:
                 busy = true
@@ -301,7 +301,7 @@ final class StreamCall: @unchecked Sendable {
             }
         }
         let result = advance(handle, request, &s, drain: drain)
-        lock.withLock {
+        lock.locked {
             busy = false
             if result.event == nil {
                 if let d = result.final {

@@ -31,7 +31,7 @@ final class LoggerBox: Sendable {
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var kept: [LoggerBox] = []
-    static func keep(_ box: LoggerBox) { lock.withLock { kept.append(box) } }
+    static func keep(_ box: LoggerBox) { lock.locked { kept.append(box) } }
 }
 
 private let logTrampoline: gw_log_cb = { level, message, user in

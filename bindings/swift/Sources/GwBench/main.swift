@@ -24,7 +24,11 @@ let words = Int(env["GW_BENCH_WORDS"] ?? "") ?? 400
 
 func cpuSeconds() -> Double {
     var u = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    #else
+        getrusage(RUSAGE_SELF, &u)
+    #endif
     return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec)
         + Double(u.ru_stime.tv_usec) / 1e6
 }

@@ -96,3 +96,11 @@ func chatJSON(_ text: String, model: String = "gpt-test") -> JSONValue {
 }
 
 let longText = "one two three four five six seven eight"
+
+extension NSLock {
+    func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

@@ -177,6 +177,6 @@ extension GwTests {
 final class LineBox: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
-    func add(_ l: String) { lock.withLock { lines.append(l) } }
-    func all() -> [String] { lock.withLock { lines } }
+    func add(_ l: String) { lock.locked { lines.append(l) } }
+    func all() -> [String] { lock.locked { lines } }
 }

@@ -2,8 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
+    private let closeSocket = Glibc.close
 #elseif canImport(Darwin)
     import Darwin
+    private let closeSocket = Darwin.close
 #endif
 
 /// A loopback TCP listener that never answers: with `accepting` false it never accepts and
@@ -42,7 +44,7 @@ final class SilentServer: @unchecked Sendable {
                     // A small receive buffer so the sender blocks early.
                     var size: Int32 = 4096
                     setsockopt(c, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-                    lock.withLock { accepted.append(c) }
+                    lock.locked { accepted.append(c) }
                 }
             }
         } else {
@@ -60,12 +62,12 @@ final class SilentServer: @unchecked Sendable {
     }
 
     func close() {
-        lock.withLock {
+        lock.locked {
             if closed { return }
             closed = true
             shutdown(fd, Int32(SHUT_RDWR))
-            _ = Glibc.close(fd)
-            for c in fillers + accepted { _ = Glibc.close(c) }
+            _ = closeSocket(fd)
+            for c in fillers + accepted { _ = closeSocket(c) }
         }
     }
 

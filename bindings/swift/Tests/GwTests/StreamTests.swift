@@ -282,6 +282,6 @@ func openSockets() -> Int {
 final class MetaBox: @unchecked Sendable {
     private let lock = NSLock()
     private var value: GwResponseMeta?
-    func set(_ v: GwResponseMeta) { lock.withLock { value = v } }
-    func get() -> GwResponseMeta? { lock.withLock { value } }
+    func set(_ v: GwResponseMeta) { lock.locked { value = v } }
+    func get() -> GwResponseMeta? { lock.locked { value } }
 }
