@@ -99,7 +99,8 @@ pub unsafe extern "C" fn gw_client_new(
 /// (Authorization, Host, Content-Length, Content-Type, Accept,
 /// Transfer-Encoding, Connection, User-Agent, ...); a header value or
 /// `user_agent` with CR, LF or another control character is refused here, as
-/// is a base URL with a space, a non-ASCII host or no host. `ca_file` (a PEM
+/// is a base URL with a space, a non-ASCII host or no host. `user_agent` is
+/// appended to gw's own (`gw/<version> <user_agent>`). `ca_file` (a PEM
 /// path) and `ca_pem` (PEM text) add CA certificates to the built-in roots;
 /// with neither, `SSL_CERT_FILE` / `SSL_CERT_DIR` are read. `tls_verifier`
 /// `"platform"` uses the OS trust store (needs the cargo feature
