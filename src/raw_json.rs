@@ -1,0 +1,559 @@
+//! A request body as the caller wrote it: checked on a borrowed parse and sent
+//! byte for byte (issue 20).
+//!
+//! `JsonText::parse` scans the text once and keeps a small tree of borrowed
+//! slices: strings are never copied or decoded (a 5 MiB data URI is one slice),
+//! numbers stay as written. The limit checks (`validate.rs`) read that tree, and
+//! the bytes sent are the caller's own. The scan accepts exactly what
+//! `serde_json::from_str::<Value>` accepts (control characters, escapes, a lone
+//! surrogate, nesting past 127 levels are refused); whatever it refuses is parsed
+//! again by serde_json, so an error message is serde_json's, word for word.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// serde_json refuses a 128th level of nesting (its recursion limit).
+const MAX_DEPTH: usize = 127;
+
+/// One value of the body, borrowed from its text.
+#[derive(Debug)]
+pub struct Node<'a> {
+    /// The value's text as written (a string with its quotes).
+    pub raw: &'a str,
+    pub kind: Kind<'a>,
+}
+
+#[derive(Debug)]
+pub enum Kind<'a> {
+    Null,
+    Bool(bool),
+    Number,
+    /// `escaped`: the text between the quotes holds a backslash.
+    Str {
+        escaped: bool,
+    },
+    Array(Vec<Node<'a>>),
+    /// Members in the written order; a repeated key is kept (lookups take the last,
+    /// as serde_json's map does).
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, Kind::Null)
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self.kind, Kind::Object(_))
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self.kind, Kind::Array(_))
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self.kind, Kind::Str { .. })
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.kind {
+            Kind::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Node<'a>]> {
+        match &self.kind {
+            Kind::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The member `name` of an object (the last one when the key repeats).
+    pub fn get(&self, name: &str) -> Option<&Node<'a>> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().rev().find(|(k, _)| k == name).map(|m| &m.1),
+            _ => None,
+        }
+    }
+
+    /// A string's value: borrowed unless it holds escapes.
+    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+        match self.kind {
+            Kind::Str { escaped: false } => Some(Cow::Borrowed(&self.raw[1..self.raw.len() - 1])),
+            Kind::Str { escaped: true } => serde_json::from_str::<String>(self.raw)
+                .ok()
+                .map(Cow::Owned),
+            _ => None,
+        }
+    }
+
+    /// The value as serde_json reads it: for numbers, and for error messages.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.raw).unwrap_or(Value::Null)
+    }
+
+    /// An integer as serde_json's `Value::as_i64` gives it (with
+    /// arbitrary_precision, the number's text parsed as an i64).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.kind {
+            Kind::Number => self.raw.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Why `JsonText::parse` gave no tree.
+#[derive(Debug)]
+pub enum Unscanned {
+    /// Not JSON: serde_json's error for it.
+    Invalid(serde_json::Error),
+    /// JSON the scan refused although serde_json takes it (a bug in the scan):
+    /// serde_json's reading, for the caller to send the old way.
+    Valid(Value),
+}
+
+/// A JSON text and its borrowed tree.
+#[derive(Debug)]
+pub struct JsonText<'a> {
+    text: &'a str,
+    root: Node<'a>,
+}
+
+impl<'a> JsonText<'a> {
+    /// Parses `text`; the error is serde_json's own for the same text.
+    pub fn parse(text: &'a str) -> Result<JsonText<'a>, Unscanned> {
+        let mut scanner = Scanner {
+            bytes: text.as_bytes(),
+            text,
+            pos: 0,
+        };
+        match scanner.document() {
+            Some(root) => Ok(JsonText { text, root }),
+            None => Err(match serde_json::from_str::<Value>(text) {
+                Err(e) => Unscanned::Invalid(e),
+                Ok(v) => Unscanned::Valid(v),
+            }),
+        }
+    }
+
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    pub fn root(&self) -> &Node<'a> {
+        &self.root
+    }
+
+    /// The text with the top-level member `key` set to `value` (a JSON literal):
+    /// every `key` member's value replaced where it stands, or `,"key":value`
+    /// appended after the last member, as serde_json's map would place it.
+    /// None when the text already says exactly that (nothing to edit) or the
+    /// root is not an object.
+    pub fn with_member(&self, key: &str, value: &str) -> Option<Vec<u8>> {
+        let Kind::Object(members) = &self.root.kind else {
+            return None;
+        };
+        let base = self.text.as_ptr() as usize;
+        let spans: Vec<(usize, usize)> = members
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| {
+                let start = v.raw.as_ptr() as usize - base;
+                (start, start + v.raw.len())
+            })
+            .collect();
+        if !spans.is_empty() && members.iter().all(|(k, v)| k != key || v.raw == value) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.text.len() + key.len() + value.len() + 4);
+        let bytes = self.text.as_bytes();
+        if spans.is_empty() {
+            // Right after the last member (or the opening brace): the caller's layout
+            // around it stays as it was.
+            let at = match members.last() {
+                Some((_, last)) => last.raw.as_ptr() as usize - base + last.raw.len(),
+                None => self.root.raw.as_ptr() as usize - base + 1,
+            };
+            out.extend_from_slice(&bytes[..at]);
+            if !members.is_empty() {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(&bytes[at..]);
+        } else {
+            let mut at = 0;
+            for (start, end) in spans {
+                out.extend_from_slice(&bytes[at..start]);
+                out.extend_from_slice(value.as_bytes());
+                at = end;
+            }
+            out.extend_from_slice(&bytes[at..]);
+        }
+        Some(out)
+    }
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn document(&mut self) -> Option<Node<'a>> {
+        let root = self.value(0)?;
+        self.skip_ws();
+        (self.pos == self.bytes.len()).then_some(root)
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn node(&self, start: usize, kind: Kind<'a>) -> Node<'a> {
+        Node {
+            raw: &self.text[start..self.pos],
+            kind,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Node<'a>> {
+        self.skip_ws();
+        let start = self.pos;
+        let kind = match self.peek()? {
+            b'"' => Kind::Str {
+                escaped: self.string()?,
+            },
+            b'{' => self.object(depth + 1)?,
+            b'[' => self.array(depth + 1)?,
+            b't' => self.literal(b"true").map(|_| Kind::Bool(true))?,
+            b'f' => self.literal(b"false").map(|_| Kind::Bool(false))?,
+            b'n' => self.literal(b"null").map(|_| Kind::Null)?,
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+                Kind::Number
+            }
+            _ => return None,
+        };
+        Some(self.node(start, kind))
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Kind<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            return Some(Kind::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(Kind::Array(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Kind<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            return Some(Kind::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let start = self.pos;
+            let escaped = self.string()?;
+            let raw = &self.text[start..self.pos];
+            let key = if escaped {
+                Cow::Owned(serde_json::from_str::<String>(raw).ok()?)
+            } else {
+                Cow::Borrowed(&raw[1..raw.len() - 1])
+            };
+            self.skip_ws();
+            if self.peek()? != b':' {
+                return None;
+            }
+            self.pos += 1;
+            let value = self.value(depth)?;
+            members.push((key, value));
+            self.skip_ws();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(Kind::Object(members));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek()? {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        // "01", "1.5.2", "-x": what follows must end the number.
+        match self.peek() {
+            Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') => None,
+            _ => Some(()),
+        }
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// A string from its opening quote; whether it holds escapes. Runs of plain
+    /// bytes are skipped a block at a time (the block test vectorises).
+    fn string(&mut self) -> Option<bool> {
+        const BLOCK: usize = 32;
+        let bytes = self.bytes;
+        let mut i = self.pos + 1;
+        let mut escaped = false;
+        loop {
+            while i + BLOCK <= bytes.len() {
+                let block = &bytes[i..i + BLOCK];
+                let special = block.iter().fold(false, |acc, &b| {
+                    acc | (b == b'"') | (b == b'\\') | (b < 0x20)
+                });
+                if special {
+                    break;
+                }
+                i += BLOCK;
+            }
+            match *bytes.get(i)? {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Some(escaped);
+                }
+                b'\\' => {
+                    escaped = true;
+                    i = escape(bytes, i)?;
+                }
+                b if b < 0x20 => return None,
+                _ => i += 1,
+            }
+        }
+    }
+}
+
+/// Checks the escape at `bytes[i]` (a backslash); the index after it. A `\u`
+/// high surrogate must be followed by a `\u` low surrogate, and a low one may
+/// not stand alone (serde_json's rules for a string).
+fn escape(bytes: &[u8], i: usize) -> Option<usize> {
+    match *bytes.get(i + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
+        b'u' => {
+            let n = hex4(bytes, i + 2)?;
+            match n {
+                0xDC00..=0xDFFF => None,
+                0xD800..=0xDBFF => {
+                    if bytes.get(i + 6..i + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(bytes, i + 8)?;
+                    (0xDC00..=0xDFFF).contains(&low).then_some(i + 12)
+                }
+                _ => Some(i + 6),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
+    let digits = bytes.get(at..at + 4)?;
+    let mut n = 0u16;
+    for &d in digits {
+        n = n * 16 + (d as char).to_digit(16)? as u16;
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_verdict(text: &str) {
+        let ours = JsonText::parse(text);
+        let serde = serde_json::from_str::<Value>(text);
+        match (&ours, &serde) {
+            (Ok(_), Ok(_)) => {}
+            (Err(Unscanned::Invalid(a)), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "{text:?}")
+            }
+            _ => panic!("{text:?}: ours {ours:?}, serde {serde:?}"),
+        }
+    }
+
+    #[test]
+    fn accepts_and_refuses_as_serde_json_does() {
+        for text in [
+            r#"{"a":1}"#,
+            r#" { "a" : [ 1 , -0.5e+3 , true , false , null , "x" ] } "#,
+            r#"{}"#,
+            r#"[]"#,
+            r#""s""#,
+            r#"12345678901234567890123456789012345678901234567890"#,
+            r#"{"a":"\ud83d\ude00 \" \\ \/ \b \f \n \r \t \u00e9"}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            r#"{"a":"\ud800x"}"#,
+            r#"{"\ud800":1}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":tru}"#,
+            r#"{"a":nul}"#,
+            "",
+            "   ",
+            r#"{"a":"unterminated"#,
+            r#"{"a":1"#,
+            r#"{"a":NaN}"#,
+            "{\"a\":\"\u{7f}\u{e9}\"}",
+        ] {
+            same_verdict(text);
+        }
+        for depth in [126, 127, 128, 129] {
+            same_verdict(&format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            let objects = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+            same_verdict(&objects);
+        }
+    }
+
+    #[test]
+    fn strings_are_borrowed_and_decoded_on_demand() {
+        let t = JsonText::parse(r#"{"a":"plain","b":"x\u0041","a\u0062c":1}"#).unwrap();
+        let root = t.root();
+        assert!(matches!(
+            root.get("a").unwrap().as_str(),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(root.get("b").unwrap().as_str().unwrap(), "xA");
+        assert_eq!(root.get("abc").unwrap().raw, "1");
+    }
+
+    #[test]
+    fn repeated_keys_read_the_last() {
+        let t = JsonText::parse(r#"{"a":1,"a":2}"#).unwrap();
+        assert_eq!(t.root().get("a").unwrap().raw, "2");
+    }
+
+    #[test]
+    fn integers_read_as_serde_json_reads_them() {
+        for n in [
+            "0",
+            "-0",
+            "12",
+            "-12",
+            "1.0",
+            "1e3",
+            "9223372036854775807",
+            "9223372036854775808",
+        ] {
+            let t = JsonText::parse(n).unwrap();
+            let v: Value = serde_json::from_str(n).unwrap();
+            assert_eq!(t.root().as_i64(), v.as_i64(), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_member_is_set_in_place_or_appended() {
+        let set = |text: &str| {
+            JsonText::parse(text)
+                .unwrap()
+                .with_member("stream", "true")
+                .map(|b| String::from_utf8(b).unwrap())
+        };
+        assert_eq!(set(r#"{"a":1}"#).unwrap(), r#"{"a":1,"stream":true}"#);
+        assert_eq!(set(r#" { } "#).unwrap(), r#" {"stream":true } "#);
+        assert_eq!(set("{\"a\":1 }").unwrap(), "{\"a\":1,\"stream\":true }");
+        assert_eq!(
+            set(r#"{"stream": false, "a":1}"#).unwrap(),
+            r#"{"stream": true, "a":1}"#
+        );
+        assert_eq!(
+            set(r#"{"stream":1,"stream":null}"#).unwrap(),
+            r#"{"stream":true,"stream":true}"#
+        );
+        assert_eq!(set(r#"{"stream":true}"#), None);
+        assert_eq!(
+            set(r#"{"a":{"stream":false}}"#).unwrap(),
+            r#"{"a":{"stream":false},"stream":true}"#
+        );
+    }
+}
