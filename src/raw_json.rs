@@ -366,24 +366,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A string from its opening quote; whether it holds escapes. Runs of plain
-    /// bytes are skipped a block at a time (the block test vectorises).
+    /// A string from its opening quote; whether it holds escapes.
     fn string(&mut self) -> Option<bool> {
-        const BLOCK: usize = 32;
         let bytes = self.bytes;
         let mut i = self.pos + 1;
         let mut escaped = false;
         loop {
-            while i + BLOCK <= bytes.len() {
-                let block = &bytes[i..i + BLOCK];
-                let special = block.iter().fold(false, |acc, &b| {
-                    acc | (b == b'"') | (b == b'\\') | (b < 0x20)
-                });
-                if special {
-                    break;
-                }
-                i += BLOCK;
-            }
+            i = next_special(bytes, i);
             match *bytes.get(i)? {
                 b'"' => {
                     self.pos = i + 1;
@@ -393,11 +382,73 @@ impl<'a> Scanner<'a> {
                     escaped = true;
                     i = escape(bytes, i)?;
                 }
-                b if b < 0x20 => return None,
-                _ => i += 1,
+                // A control character: not allowed in a JSON string.
+                _ => return None,
             }
         }
     }
+}
+
+/// Whether a string byte ends the plain run: a quote, a backslash or a control character.
+fn special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The index of the first special byte at or after `i` (`bytes.len()` when none):
+/// 16 bytes a step with SSE2, which every x86_64 CPU has.
+#[cfg(target_arch = "x86_64")]
+fn next_special(bytes: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of x86_64; every load reads 16 bytes inside `bytes`.
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let control = _mm_set1_epi8(0x1F);
+        while i + 16 <= bytes.len() {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+            let hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                // max(b, 0x1F) == 0x1F: b <= 0x1F, unsigned.
+                _mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
+            );
+            let mask = _mm_movemask_epi8(hit);
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < bytes.len() && !special(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The same, 8 bytes a step (SWAR) elsewhere.
+#[cfg(not(target_arch = "x86_64"))]
+fn next_special(bytes: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while i + 8 <= bytes.len() {
+        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or([0; 8]));
+        let q = w ^ (LO * b'"' as u64);
+        let s = w ^ (LO * b'\\' as u64);
+        let hit = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if hit != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && !special(bytes[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// Checks the escape at `bytes[i]` (a backslash); the index after it. A `\u`
@@ -492,6 +543,29 @@ mod tests {
             same_verdict(&format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
             let objects = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
             same_verdict(&objects);
+        }
+    }
+
+    #[test]
+    fn the_plain_run_ends_at_the_first_special_byte() {
+        let mut text = vec![b'a'; 100];
+        assert_eq!(next_special(&text, 0), 100);
+        for (at, b) in [
+            (0, b'"'),
+            (15, b'\\'),
+            (16, 0x1F),
+            (17, 0x00),
+            (63, b'\n'),
+            (99, b'"'),
+        ] {
+            text[at] = b;
+            assert_eq!(next_special(&text, 0), at, "{b:#x} at {at}");
+            assert_eq!(next_special(&text, at + 1), 100, "after {at}");
+            text[at] = b'a';
+        }
+        for b in [0x20, 0x7F, 0x80, 0xFF, b'\''] {
+            text[40] = b;
+            assert_eq!(next_special(&text, 0), 100, "{b:#x}");
         }
     }
 
