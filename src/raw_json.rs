@@ -125,8 +125,7 @@ impl<'a> JsonText<'a> {
     /// Parses `text`; the error is serde_json's own for the same text.
     pub fn parse(text: &'a str) -> Result<JsonText<'a>, Unscanned> {
         let mut scanner = Scanner {
-            bytes: text.as_bytes(),
-            text,
+            src: SliceSource(text),
             pos: 0,
         };
         match scanner.document() {
@@ -136,6 +135,23 @@ impl<'a> JsonText<'a> {
                 Ok(v) => Unscanned::Valid(v),
             }),
         }
+    }
+
+    /// Parses a NUL-terminated C string in one pass: its length, its UTF-8 and
+    /// its JSON checked together. None when it is not valid UTF-8 and JSON (or
+    /// anything else is unusual): the caller then reads it the long way, whose
+    /// errors are the ones to report.
+    ///
+    /// # Safety
+    /// `p` is a NUL-terminated string, valid and unchanged for `'a`.
+    pub unsafe fn parse_c(p: *const u8) -> Option<JsonText<'a>> {
+        let mut scanner = Scanner {
+            src: CSource(p, std::marker::PhantomData),
+            pos: 0,
+        };
+        let root = scanner.document()?;
+        let text = scanner.src.str(0, scanner.pos);
+        Some(JsonText { text, root })
     }
 
     pub fn text(&self) -> &'a str {
@@ -198,38 +214,112 @@ impl<'a> JsonText<'a> {
     }
 }
 
-struct Scanner<'a> {
-    bytes: &'a [u8],
-    text: &'a str,
+/// Where the scan reads: a Rust string, or a C string whose end is its NUL.
+/// `byte` gives 0 at the end; the scan never reads past a byte it has not
+/// checked, so a C string is never read past its NUL (bar `next_special`).
+trait Source<'a> {
+    fn byte(&self, i: usize) -> u8;
+    /// Whether the text ends at `i`.
+    fn end(&self, i: usize) -> bool;
+    /// The first byte at or after `i` that ends a string's plain run: a quote, a
+    /// backslash, a control character (the end reads as NUL) and, where UTF-8 is
+    /// not known valid yet, a byte past ASCII.
+    fn next_special(&self, i: usize) -> usize;
+    /// The text from `start` to `end`, all of it checked by the scan.
+    fn str(&self, start: usize, end: usize) -> &'a str;
+    /// Whether bytes past ASCII need checking (`utf8_char`).
+    const CHECK_UTF8: bool;
+}
+
+struct SliceSource<'a>(&'a str);
+
+impl<'a> Source<'a> for SliceSource<'a> {
+    const CHECK_UTF8: bool = false;
+
+    fn byte(&self, i: usize) -> u8 {
+        self.0.as_bytes().get(i).copied().unwrap_or(0)
+    }
+
+    fn end(&self, i: usize) -> bool {
+        i == self.0.len()
+    }
+
+    fn next_special(&self, i: usize) -> usize {
+        next_special(self.0.as_bytes(), i)
+    }
+
+    fn str(&self, start: usize, end: usize) -> &'a str {
+        &self.0[start..end]
+    }
+}
+
+struct CSource<'a>(*const u8, std::marker::PhantomData<&'a u8>);
+
+impl<'a> Source<'a> for CSource<'a> {
+    const CHECK_UTF8: bool = true;
+
+    fn byte(&self, i: usize) -> u8 {
+        // SAFETY: every byte before `i` was read and is not NUL (see the trait).
+        unsafe { *self.0.add(i) }
+    }
+
+    fn end(&self, i: usize) -> bool {
+        self.byte(i) == 0
+    }
+
+    fn next_special(&self, i: usize) -> usize {
+        // SAFETY: as `byte`.
+        unsafe { next_special_c(self.0, i) }
+    }
+
+    fn str(&self, start: usize, end: usize) -> &'a str {
+        // SAFETY: the scan read these bytes, all before the NUL, and checked them:
+        // ASCII outside strings, whole UTF-8 characters inside (`utf8_char`).
+        unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                self.0.add(start),
+                end - start,
+            ))
+        }
+    }
+}
+
+struct Scanner<S> {
+    src: S,
     pos: usize,
 }
 
-impl<'a> Scanner<'a> {
+impl<'a, S: Source<'a>> Scanner<S> {
     fn document(&mut self) -> Option<Node<'a>> {
         let root = self.value(0)?;
         self.skip_ws();
-        (self.pos == self.bytes.len()).then_some(root)
+        self.src.end(self.pos).then_some(root)
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.pos) {
+        while let b' ' | b'\n' | b'\t' | b'\r' = self.src.byte(self.pos) {
             self.pos += 1;
         }
     }
 
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+    fn peek(&self) -> u8 {
+        self.src.byte(self.pos)
     }
 
     fn node(&self, start: usize, kind: Kind<'a>) -> Node<'a> {
         Node {
-            raw: &self.text[start..self.pos],
+            raw: self.src.str(start, self.pos),
             kind,
         }
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
-        if self.bytes[self.pos..].starts_with(word) {
+        // One byte at a time, stopping at the first that differs (a C string's NUL).
+        let matches = word
+            .iter()
+            .enumerate()
+            .all(|(k, &w)| self.src.byte(self.pos + k) == w);
+        if matches {
             self.pos += word.len();
             Some(())
         } else {
@@ -240,7 +330,7 @@ impl<'a> Scanner<'a> {
     fn value(&mut self, depth: usize) -> Option<Node<'a>> {
         self.skip_ws();
         let start = self.pos;
-        let kind = match self.peek()? {
+        let kind = match self.peek() {
             b'"' => Kind::Str {
                 escaped: self.string()?,
             },
@@ -265,14 +355,14 @@ impl<'a> Scanner<'a> {
         self.pos += 1;
         let mut items = Vec::new();
         self.skip_ws();
-        if self.peek()? == b']' {
+        if self.peek() == b']' {
             self.pos += 1;
             return Some(Kind::Array(items));
         }
         loop {
             items.push(self.value(depth)?);
             self.skip_ws();
-            match self.peek()? {
+            match self.peek() {
                 b',' => self.pos += 1,
                 b']' => {
                     self.pos += 1;
@@ -290,32 +380,32 @@ impl<'a> Scanner<'a> {
         self.pos += 1;
         let mut members = Vec::new();
         self.skip_ws();
-        if self.peek()? == b'}' {
+        if self.peek() == b'}' {
             self.pos += 1;
             return Some(Kind::Object(members));
         }
         loop {
             self.skip_ws();
-            if self.peek()? != b'"' {
+            if self.peek() != b'"' {
                 return None;
             }
             let start = self.pos;
             let escaped = self.string()?;
-            let raw = &self.text[start..self.pos];
+            let raw = self.src.str(start, self.pos);
             let key = if escaped {
                 Cow::Owned(serde_json::from_str::<String>(raw).ok()?)
             } else {
                 Cow::Borrowed(&raw[1..raw.len() - 1])
             };
             self.skip_ws();
-            if self.peek()? != b':' {
+            if self.peek() != b':' {
                 return None;
             }
             self.pos += 1;
             let value = self.value(depth)?;
             members.push((key, value));
             self.skip_ws();
-            match self.peek()? {
+            match self.peek() {
                 b',' => self.pos += 1,
                 b'}' => {
                     self.pos += 1;
@@ -328,65 +418,90 @@ impl<'a> Scanner<'a> {
 
     /// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
     fn number(&mut self) -> Option<()> {
-        if self.peek() == Some(b'-') {
+        if self.peek() == b'-' {
             self.pos += 1;
         }
-        match self.peek()? {
+        match self.peek() {
             b'0' => self.pos += 1,
             b'1'..=b'9' => self.digits(),
             _ => return None,
         }
-        if self.peek() == Some(b'.') {
+        if self.peek() == b'.' {
             self.pos += 1;
-            if !self.peek()?.is_ascii_digit() {
+            if !self.peek().is_ascii_digit() {
                 return None;
             }
             self.digits();
         }
-        if let Some(b'e' | b'E') = self.peek() {
+        if let b'e' | b'E' = self.peek() {
             self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
+            if let b'+' | b'-' = self.peek() {
                 self.pos += 1;
             }
-            if !self.peek()?.is_ascii_digit() {
+            if !self.peek().is_ascii_digit() {
                 return None;
             }
             self.digits();
         }
         // "01", "1.5.2", "-x": what follows must end the number.
         match self.peek() {
-            Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') => None,
+            b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' => None,
             _ => Some(()),
         }
     }
 
     fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
+        while self.peek().is_ascii_digit() {
             self.pos += 1;
         }
     }
 
     /// A string from its opening quote; whether it holds escapes.
     fn string(&mut self) -> Option<bool> {
-        let bytes = self.bytes;
         let mut i = self.pos + 1;
         let mut escaped = false;
         loop {
-            i = next_special(bytes, i);
-            match *bytes.get(i)? {
+            i = self.src.next_special(i);
+            match self.src.byte(i) {
                 b'"' => {
                     self.pos = i + 1;
                     return Some(escaped);
                 }
                 b'\\' => {
                     escaped = true;
-                    i = escape(bytes, i)?;
+                    i = escape(&self.src, i)?;
                 }
-                // A control character: not allowed in a JSON string.
+                b if b >= 0x80 && S::CHECK_UTF8 => i = utf8_char(&self.src, i)?,
+                // A control character (or the end): not allowed in a JSON string.
                 _ => return None,
             }
         }
     }
+}
+
+/// Checks the UTF-8 character starting at `i` (a byte past ASCII) as
+/// `std::str::from_utf8` would; the index after it.
+fn utf8_char<'a>(src: &impl Source<'a>, i: usize) -> Option<usize> {
+    let first = src.byte(i);
+    let (second, more) = match first {
+        0xC2..=0xDF => (0x80..=0xBF, 0),
+        0xE0 => (0xA0..=0xBF, 1),
+        0xE1..=0xEC | 0xEE..=0xEF => (0x80..=0xBF, 1),
+        0xED => (0x80..=0x9F, 1),
+        0xF0 => (0x90..=0xBF, 2),
+        0xF1..=0xF3 => (0x80..=0xBF, 2),
+        0xF4 => (0x80..=0x8F, 2),
+        _ => return None,
+    };
+    if !second.contains(&src.byte(i + 1)) {
+        return None;
+    }
+    for k in 0..more {
+        if !(0x80..=0xBF).contains(&src.byte(i + 2 + k)) {
+            return None;
+        }
+    }
+    Some(i + 2 + more)
 }
 
 /// Whether a string byte ends the plain run: a quote, a backslash or a control character.
@@ -398,23 +513,12 @@ fn special(b: u8) -> bool {
 /// 16 bytes a step with SSE2, which every x86_64 CPU has.
 #[cfg(target_arch = "x86_64")]
 fn next_special(bytes: &[u8], mut i: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8};
     // SAFETY: SSE2 is part of x86_64; every load reads 16 bytes inside `bytes`.
     unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        let control = _mm_set1_epi8(0x1F);
         while i + 16 <= bytes.len() {
             let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
-            let hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                // max(b, 0x1F) == 0x1F: b <= 0x1F, unsigned.
-                _mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
-            );
-            let mask = _mm_movemask_epi8(hit);
+            let mask = _mm_movemask_epi8(specials16(v));
             if mask != 0 {
                 return i + mask.trailing_zeros() as usize;
             }
@@ -425,6 +529,88 @@ fn next_special(bytes: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Bytes that are a quote, a backslash or a control character, as 0xFF.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn specials16(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_max_epu8, _mm_or_si128, _mm_set1_epi8};
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let backslash = _mm_set1_epi8(b'\\' as i8);
+    let control = _mm_set1_epi8(0x1F);
+    _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+        // max(b, 0x1F) == 0x1F: b <= 0x1F, unsigned.
+        _mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
+    )
+}
+
+/// `next_special` in a C string, bytes past ASCII included, where the length is
+/// not known: 16-byte loads aligned to 16, as C's own `strlen` reads. Such a load
+/// never crosses a page, so it may read past the NUL only within the page that
+/// holds it; the bytes past the NUL are never used (the NUL is special). The
+/// load is an `asm!` block, outside what Rust's memory model sees, as a call to
+/// `strlen` would be.
+///
+/// # Safety
+/// `p` is a NUL-terminated string and no byte before `i` is its NUL.
+#[cfg(target_arch = "x86_64")]
+unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
+    use std::arch::x86_64::{__m128i, _mm_movemask_epi8, _mm_or_si128};
+    unsafe fn load(at: usize) -> __m128i {
+        let v: __m128i;
+        std::arch::asm!(
+            "movdqa {v}, [{at}]",
+            at = in(reg) at,
+            v = out(xmm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        v
+    }
+    // One bit per byte: special, or past ASCII (its high bit).
+    let hits = |at: usize| {
+        let v = load(at);
+        _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32
+    };
+    let start = p as usize + i;
+    let mut block = start & !15;
+    let mask = hits(block) >> (start - block);
+    if mask != 0 {
+        return i + mask.trailing_zeros() as usize;
+    }
+    block += 16;
+    if block & 31 != 0 {
+        let mask = hits(block);
+        if mask != 0 {
+            return block - p as usize + mask.trailing_zeros() as usize;
+        }
+        block += 16;
+    }
+    // 32 bytes a step: both loads lie in one 32-byte-aligned run, so in one page,
+    // and the run's first byte is at or before the NUL.
+    loop {
+        let mask = hits(block) | hits(block + 16) << 16;
+        if mask != 0 {
+            return block - p as usize + mask.trailing_zeros() as usize;
+        }
+        block += 32;
+    }
+}
+
+/// Elsewhere: one byte at a time.
+///
+/// # Safety
+/// As the x86_64 one.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn next_special_c(p: *const u8, mut i: usize) -> usize {
+    loop {
+        let b = *p.add(i);
+        if special(b) || b >= 0x80 {
+            return i;
+        }
+        i += 1;
+    }
 }
 
 /// The same, 8 bytes a step (SWAR) elsewhere.
@@ -451,21 +637,21 @@ fn next_special(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Checks the escape at `bytes[i]` (a backslash); the index after it. A `\u`
-/// high surrogate must be followed by a `\u` low surrogate, and a low one may
-/// not stand alone (serde_json's rules for a string).
-fn escape(bytes: &[u8], i: usize) -> Option<usize> {
-    match *bytes.get(i + 1)? {
+/// Checks the escape at `i` (a backslash); the index after it. A `\u` high
+/// surrogate must be followed by a `\u` low surrogate, and a low one may not
+/// stand alone (serde_json's rules for a string).
+fn escape<'a>(src: &impl Source<'a>, i: usize) -> Option<usize> {
+    match src.byte(i + 1) {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
         b'u' => {
-            let n = hex4(bytes, i + 2)?;
+            let n = hex4(src, i + 2)?;
             match n {
                 0xDC00..=0xDFFF => None,
                 0xD800..=0xDBFF => {
-                    if bytes.get(i + 6..i + 8)? != b"\\u" {
+                    if src.byte(i + 6) != b'\\' || src.byte(i + 7) != b'u' {
                         return None;
                     }
-                    let low = hex4(bytes, i + 8)?;
+                    let low = hex4(src, i + 8)?;
                     (0xDC00..=0xDFFF).contains(&low).then_some(i + 12)
                 }
                 _ => Some(i + 6),
@@ -475,11 +661,11 @@ fn escape(bytes: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
-    let digits = bytes.get(at..at + 4)?;
+/// Four hex digits at `at`, read one at a time (stopping at the first that is not one).
+fn hex4<'a>(src: &impl Source<'a>, at: usize) -> Option<u16> {
     let mut n = 0u16;
-    for &d in digits {
-        n = n * 16 + (d as char).to_digit(16)? as u16;
+    for k in 0..4 {
+        n = n * 16 + (src.byte(at + k) as char).to_digit(16)? as u16;
     }
     Some(n)
 }
@@ -566,6 +752,64 @@ mod tests {
         for b in [0x20, 0x7F, 0x80, 0xFF, b'\''] {
             text[40] = b;
             assert_eq!(next_special(&text, 0), 100, "{b:#x}");
+        }
+    }
+
+    /// The C-string scan takes what the slice scan takes, and gives up (for the
+    /// long way to report) on whatever is not UTF-8 and JSON.
+    #[test]
+    fn a_c_string_scans_as_its_text_does() {
+        let mut texts: Vec<Vec<u8>> = [
+            r#"{"a":"caf\u00e9 é 中文 😀 \ud83d\ude00","b":[1,-2.5e3,true,null]}"#,
+            r#"  {"k" : "v"}  "#,
+            r#"{"a":1} x"#,
+            r#"{"a":"\ud800"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"unterminated"#,
+            r#"{"a":tru"#,
+            r#"{"a":1"#,
+            "",
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+        // Invalid UTF-8 inside and outside a string, and a cut character.
+        texts.push(b"{\"a\":\"\xff\"}".to_vec());
+        texts.push(b"{\"a\":\"\xe4\xb8\"}".to_vec());
+        texts.push(b"{\"a\":\"\xed\xa0\x80\"}".to_vec());
+        texts.push(b"{\"a\":\"\xc0\xaf\"}".to_vec());
+        texts.push(b"{\xc3\xa9:1}".to_vec());
+        // Strings long enough for several blocks, specials at every offset.
+        for at in 0..160 {
+            let mut long = vec![b'x'; 200];
+            long[at] = b'\n';
+            let mut t = b"{\"a\":\"".to_vec();
+            t.extend_from_slice(&long);
+            t.extend_from_slice(b"\"}");
+            texts.push(t.clone());
+            long[at] = b'"';
+            let mut t = b"{\"a\":\"".to_vec();
+            t.extend_from_slice(&long);
+            t.extend_from_slice(b"\"}");
+            texts.push(t);
+        }
+        for text in texts {
+            let c = std::ffi::CString::new(text.clone()).unwrap();
+            let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+            let expected = std::str::from_utf8(&text)
+                .ok()
+                .and_then(|t| JsonText::parse(t).ok());
+            match (ours, expected) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a.text(), b.text());
+                    assert_eq!(format!("{:?}", a.root()), format!("{:?}", b.root()));
+                }
+                (None, None) => {}
+                (a, b) => panic!(
+                    "{:?}: C scan {a:?}, text scan {b:?}",
+                    String::from_utf8_lossy(&text)
+                ),
+            }
         }
     }
 

@@ -54,6 +54,15 @@ pub(crate) unsafe fn json_object<'a>(
     name: &str,
     spare: &'a mut String,
 ) -> Result<JsonText<'a>, Error> {
+    // One pass over the C string for its length, UTF-8 and JSON; anything it does
+    // not take is read again the long way, whose errors are the ones reported.
+    if !p.is_null() {
+        if let Some(parsed) = JsonText::parse_c(p.cast()) {
+            if parsed.root().is_object() {
+                return Ok(parsed);
+            }
+        }
+    }
     let s: &'a str = text(p, name)?;
     let parsed = match JsonText::parse(s) {
         Ok(parsed) => parsed,
