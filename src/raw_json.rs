@@ -573,28 +573,22 @@ unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
         let v = load(at);
         _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32
     };
+    // 32 bytes a step, aligned to 32: both loads of a step lie in one 32-byte-aligned
+    // run, never across a page. The first run holds byte `i` (not past the NUL),
+    // each next one starts right after a run without the NUL: every page read is
+    // one the string lies in. Bits of bytes before `i` are shifted out.
     let start = p as usize + i;
-    let mut block = start & !15;
-    let mask = hits(block) >> (start - block);
+    let mut block = start & !31;
+    let mask = (hits(block) | hits(block + 16) << 16) >> (start - block);
     if mask != 0 {
         return i + mask.trailing_zeros() as usize;
     }
-    block += 16;
-    if block & 31 != 0 {
-        let mask = hits(block);
-        if mask != 0 {
-            return block - p as usize + mask.trailing_zeros() as usize;
-        }
-        block += 16;
-    }
-    // 32 bytes a step: both loads lie in one 32-byte-aligned run, so in one page,
-    // and the run's first byte is at or before the NUL.
     loop {
+        block += 32;
         let mask = hits(block) | hits(block + 16) << 16;
         if mask != 0 {
             return block - p as usize + mask.trailing_zeros() as usize;
         }
-        block += 32;
     }
 }
 
