@@ -807,6 +807,77 @@ mod tests {
         }
     }
 
+    /// Texts made of JSON's own pieces (and some that break it): the scan takes
+    /// what serde_json takes and refuses the rest with serde_json's words, and the
+    /// C-string scan agrees with both.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
+        const PIECES: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"",
+            "\"k\"",
+            "\"v\"",
+            "1",
+            "-",
+            "0",
+            "01",
+            ".5",
+            "e3",
+            "E-2",
+            "true",
+            "false",
+            "null",
+            "tru",
+            "\\",
+            "\\n",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "\\ud800\\u0041",
+            "\\x",
+            "\\u12",
+            "é",
+            "中",
+            "😀",
+            "\u{1}",
+            "\t",
+            "\u{7f}",
+            "123456789012345678901234567890",
+        ];
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..24)
+            .prop_map(|parts| parts.concat())
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_texts_scan_as_serde_json_reads_them(text in pieces()) {
+            same_verdict(&text);
+            // Wrapped in an object, so most texts reach the string and number rules.
+            same_verdict(&format!("{{\"a\":{text}}}"));
+            same_verdict(&format!("{{\"a\":\"{text}\"}}"));
+            for t in [text.clone(), format!("{{\"a\":\"{text}\"}}")] {
+                if t.contains('\0') {
+                    continue;
+                }
+                let c = std::ffi::CString::new(t.clone()).unwrap();
+                let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                let theirs = JsonText::parse(&t).ok();
+                proptest::prop_assert_eq!(
+                    ours.as_ref().map(|j| format!("{:?}", j.root())),
+                    theirs.as_ref().map(|j| format!("{:?}", j.root()))
+                );
+            }
+        }
+    }
+
     #[test]
     fn strings_are_borrowed_and_decoded_on_demand() {
         let t = JsonText::parse(r#"{"a":"plain","b":"x\u0041","a\u0062c":1}"#).unwrap();
