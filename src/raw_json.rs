@@ -229,6 +229,29 @@ trait Source<'a> {
     fn str(&self, start: usize, end: usize) -> &'a str;
     /// Whether bytes past ASCII need checking (`utf8_char`).
     const CHECK_UTF8: bool;
+
+    /// The string whose opening quote is at `i`: the index after its closing
+    /// quote and whether it holds escapes; None when it is not a valid string.
+    fn string_end(&self, i: usize) -> Option<(usize, bool)>
+    where
+        Self: Sized,
+    {
+        let mut i = i + 1;
+        let mut escaped = false;
+        loop {
+            i = self.next_special(i);
+            match self.byte(i) {
+                b'"' => return Some((i + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    i = escape(self, i)?;
+                }
+                b if b >= 0x80 && Self::CHECK_UTF8 => i = utf8_char(self, i)?,
+                // A control character (or the end): not allowed in a JSON string.
+                _ => return None,
+            }
+        }
+    }
 }
 
 struct SliceSource<'a>(&'a str);
@@ -270,6 +293,41 @@ impl<'a> Source<'a> for CSource<'a> {
     fn next_special(&self, i: usize) -> usize {
         // SAFETY: as `byte`.
         unsafe { next_special_c(self.0, i) }
+    }
+
+    /// Walks the special bytes of each 32-byte run from one mask (an escape every
+    /// line costs no new load and no new entry).
+    #[cfg(target_arch = "x86_64")]
+    fn string_end(&self, i: usize) -> Option<(usize, bool)> {
+        let p = self.0 as usize;
+        let mut escaped = false;
+        // SAFETY: as `next_special_c`: a run is read only once a byte in it is known
+        // to lie at or before the NUL.
+        let mut run = (p + i + 1) & !31;
+        let mut mask = unsafe { run_mask_c(run) } & !0u32 << (p + i + 1 - run);
+        loop {
+            while mask != 0 {
+                let at = run + mask.trailing_zeros() as usize - p;
+                let next = match self.byte(at) {
+                    b'"' => return Some((at + 1, escaped)),
+                    b'\\' => {
+                        escaped = true;
+                        escape(self, at)?
+                    }
+                    b if b >= 0x80 => utf8_char(self, at)?,
+                    _ => return None,
+                };
+                let past = p + next - run;
+                if past >= 32 {
+                    run = (p + next) & !31;
+                    mask = unsafe { run_mask_c(run) } & !0u32 << (p + next - run);
+                } else {
+                    mask &= !0u32 << past;
+                }
+            }
+            run += 32;
+            mask = unsafe { run_mask_c(run) };
+        }
     }
 
     fn str(&self, start: usize, end: usize) -> &'a str {
@@ -458,24 +516,9 @@ impl<'a, S: Source<'a>> Scanner<S> {
 
     /// A string from its opening quote; whether it holds escapes.
     fn string(&mut self) -> Option<bool> {
-        let mut i = self.pos + 1;
-        let mut escaped = false;
-        loop {
-            i = self.src.next_special(i);
-            match self.src.byte(i) {
-                b'"' => {
-                    self.pos = i + 1;
-                    return Some(escaped);
-                }
-                b'\\' => {
-                    escaped = true;
-                    i = escape(&self.src, i)?;
-                }
-                b if b >= 0x80 && S::CHECK_UTF8 => i = utf8_char(&self.src, i)?,
-                // A control character (or the end): not allowed in a JSON string.
-                _ => return None,
-            }
-        }
+        let (end, escaped) = self.src.string_end(self.pos)?;
+        self.pos = end;
+        Some(escaped)
     }
 }
 
@@ -546,48 +589,54 @@ unsafe fn specials16(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128
     )
 }
 
-/// `next_special` in a C string, bytes past ASCII included, where the length is
-/// not known: 16-byte loads aligned to 16, as C's own `strlen` reads. Such a load
-/// never crosses a page, so it may read past the NUL only within the page that
-/// holds it; the bytes past the NUL are never used (the NUL is special). The
-/// load is an `asm!` block, outside what Rust's memory model sees, as a call to
+/// One bit per byte of the 32-byte-aligned run at `at`: a quote, a backslash, a
+/// control character (the NUL included) or a byte past ASCII. The loads are
+/// aligned as C's own `strlen` reads: a run never crosses a page, so when one of
+/// its bytes lies at or before the string's NUL the whole run is readable; bytes
+/// past the NUL are never used (the NUL is special and comes first). The loads
+/// are an `asm!` block, outside what Rust's memory model sees, as a call to
 /// `strlen` would be.
+///
+/// # Safety
+/// `at` is 32-aligned and the run holds a byte of a NUL-terminated string at or
+/// before its NUL.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn run_mask_c(at: usize) -> u32 {
+    use std::arch::x86_64::{__m128i, _mm_movemask_epi8, _mm_or_si128};
+    let (lo, hi): (__m128i, __m128i);
+    std::arch::asm!(
+        "movdqa {lo}, [{at}]",
+        "movdqa {hi}, [{at} + 16]",
+        at = in(reg) at,
+        lo = out(xmm_reg) lo,
+        hi = out(xmm_reg) hi,
+        options(pure, readonly, nostack, preserves_flags)
+    );
+    // High bits: bytes past ASCII.
+    let lo = _mm_movemask_epi8(_mm_or_si128(specials16(lo), lo)) as u32;
+    let hi = _mm_movemask_epi8(_mm_or_si128(specials16(hi), hi)) as u32;
+    lo | hi << 16
+}
+
+/// `next_special` in a C string, bytes past ASCII included, where the length is
+/// not known: 32 bytes a step, from the 32-aligned run that holds byte `i`.
 ///
 /// # Safety
 /// `p` is a NUL-terminated string and no byte before `i` is its NUL.
 #[cfg(target_arch = "x86_64")]
 unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
-    use std::arch::x86_64::{__m128i, _mm_movemask_epi8, _mm_or_si128};
-    unsafe fn load(at: usize) -> __m128i {
-        let v: __m128i;
-        std::arch::asm!(
-            "movdqa {v}, [{at}]",
-            at = in(reg) at,
-            v = out(xmm_reg) v,
-            options(pure, readonly, nostack, preserves_flags)
-        );
-        v
-    }
-    // One bit per byte: special, or past ASCII (its high bit).
-    let hits = |at: usize| {
-        let v = load(at);
-        _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32
-    };
-    // 32 bytes a step, aligned to 32: both loads of a step lie in one 32-byte-aligned
-    // run, never across a page. The first run holds byte `i` (not past the NUL),
-    // each next one starts right after a run without the NUL: every page read is
-    // one the string lies in. Bits of bytes before `i` are shifted out.
     let start = p as usize + i;
-    let mut block = start & !31;
-    let mask = (hits(block) | hits(block + 16) << 16) >> (start - block);
+    let mut run = start & !31;
+    let mask = run_mask_c(run) >> (start - run);
     if mask != 0 {
         return i + mask.trailing_zeros() as usize;
     }
     loop {
-        block += 32;
-        let mask = hits(block) | hits(block + 16) << 16;
+        run += 32;
+        let mask = run_mask_c(run);
         if mask != 0 {
-            return block - p as usize + mask.trailing_zeros() as usize;
+            return run - p as usize + mask.trailing_zeros() as usize;
         }
     }
 }
