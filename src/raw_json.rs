@@ -304,7 +304,7 @@ impl<'a> Source<'a> for CSource<'a> {
         // SAFETY: as `next_special_c`: a run is read only once a byte in it is known
         // to lie at or before the NUL.
         let mut run = (p + i + 1) & !31;
-        let mut mask = unsafe { run_mask_c(run) } & !0u32 << (p + i + 1 - run);
+        let mut mask = unsafe { run_mask_c(run, p + i + 1 - run) } & !0u32 << (p + i + 1 - run);
         loop {
             while mask != 0 {
                 let at = run + mask.trailing_zeros() as usize - p;
@@ -320,13 +320,13 @@ impl<'a> Source<'a> for CSource<'a> {
                 let past = p + next - run;
                 if past >= 32 {
                     run = (p + next) & !31;
-                    mask = unsafe { run_mask_c(run) } & !0u32 << (p + next - run);
+                    mask = unsafe { run_mask_c(run, p + next - run) } & !0u32 << (p + next - run);
                 } else {
                     mask &= !0u32 << past;
                 }
             }
             run += 32;
-            mask = unsafe { run_mask_c(run) };
+            mask = unsafe { run_mask_c(run, 0) };
         }
     }
 
@@ -598,25 +598,41 @@ unsafe fn specials16(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128
 /// `strlen` would be.
 ///
 /// # Safety
-/// `at` is 32-aligned and the run holds a byte of a NUL-terminated string at or
-/// before its NUL.
+/// `at` is 32-aligned and its byte `skip` (< 32) is a byte of a NUL-terminated
+/// string at or before its NUL.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn run_mask_c(at: usize) -> u32 {
-    use std::arch::x86_64::{__m128i, _mm_movemask_epi8, _mm_or_si128};
-    let (lo, hi): (__m128i, __m128i);
-    std::arch::asm!(
-        "movdqa {lo}, [{at}]",
-        "movdqa {hi}, [{at} + 16]",
-        at = in(reg) at,
-        lo = out(xmm_reg) lo,
-        hi = out(xmm_reg) hi,
-        options(pure, readonly, nostack, preserves_flags)
-    );
+unsafe fn run_mask_c(at: usize, skip: usize) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_setzero_si128,
+    };
+    #[inline(always)]
+    unsafe fn load16(at: usize) -> __m128i {
+        let v: __m128i;
+        std::arch::asm!(
+            "movdqa {v}, [{at}]",
+            at = in(reg) at,
+            v = out(xmm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        v
+    }
     // High bits: bytes past ASCII.
-    let lo = _mm_movemask_epi8(_mm_or_si128(specials16(lo), lo)) as u32;
-    let hi = _mm_movemask_epi8(_mm_or_si128(specials16(hi), hi)) as u32;
-    lo | hi << 16
+    let bits = |v: __m128i| _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32;
+    // Nor a first half wholly before the string: only bytes the caller skips.
+    if skip >= 16 {
+        return bits(load16(at + 16)) << 16;
+    }
+    let lo = load16(at);
+    // The second half only while the first holds no NUL from byte `skip` on (the
+    // bytes before are not the string's): each 16-byte load then holds a byte of
+    // the string, the one way of reading past its end that valgrind's
+    // partial-loads-ok takes as well.
+    let nul = (_mm_movemask_epi8(_mm_cmpeq_epi8(lo, _mm_setzero_si128())) as u32) >> skip;
+    if nul != 0 {
+        return bits(lo);
+    }
+    bits(lo) | bits(load16(at + 16)) << 16
 }
 
 /// `next_special` in a C string, bytes past ASCII included, where the length is
@@ -628,13 +644,13 @@ unsafe fn run_mask_c(at: usize) -> u32 {
 unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
     let start = p as usize + i;
     let mut run = start & !31;
-    let mask = run_mask_c(run) >> (start - run);
+    let mask = run_mask_c(run, start - run) >> (start - run);
     if mask != 0 {
         return i + mask.trailing_zeros() as usize;
     }
     loop {
         run += 32;
-        let mask = run_mask_c(run);
+        let mask = run_mask_c(run, 0);
         if mask != 0 {
             return run - p as usize + mask.trailing_zeros() as usize;
         }
