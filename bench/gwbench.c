@@ -8,7 +8,8 @@
  *                                            stream, out NULL; exit status 3 on GW_TOO_LARGE
  *   gwbench scale port=P threads=T n=N       calls/s, T threads sharing one client vs 1
  *   gwbench upload port=P reps=R mib=M       gw_image_edit_upload of M MiB, best and median
- *   gwbench bigbody port=P kind=image|text kib=K reps=R   gw_chat of a K KiB body (data-URI
+ *   gwbench bigbody port=P kind=image|text kib=K reps=R [api=plain|stream]   gw_chat (or
+ *                                            gw_chat_stream, out NULL) of a K KiB body (data-URI
  *                                            image or long text) interleaved with the floor:
  *                                            CPU, allocations, peak RSS growth per call
  *   gwbench version                          gw_version() of the library under test
@@ -156,7 +157,7 @@ int main(int argc, char **argv) {
         mode_upload(arg_num(argc, argv, "reps", 5), arg_num(argc, argv, "mib", 50));
     } else if (strcmp(mode, "bigbody") == 0) {
         mode_bigbody(arg_str(argc, argv, "kind", "image"), arg_num(argc, argv, "kib", 5120),
-                     arg_num(argc, argv, "reps", 30));
+                     arg_num(argc, argv, "reps", 30), arg_str(argc, argv, "api", "plain"));
     } else {
         fail("usage: gwbench latency|connections|stream|rss|scale|upload|bigbody port=P [key=value...]");
     }

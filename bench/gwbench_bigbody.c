@@ -89,7 +89,16 @@ static double median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void mode_bigbody(const char *kind, long long kib, long long reps) {
+/* One gw call of the body: gw_chat, or gw_chat_stream with `out` NULL (the load server answers
+ * a stream request with 20 events). */
+static int gw_call(gw_client *client, const char *req, int streamed, char **out) {
+    if (streamed) return gw_chat_stream(client, req, NULL, NULL, NULL);
+    return gw_chat(client, req, out);
+}
+
+void mode_bigbody(const char *kind, long long kib, long long reps, const char *api) {
+    int streamed = strcmp(api, "stream") == 0;
+    if (!streamed && strcmp(api, "plain") != 0) fail("api must be plain or stream");
     if (reps < 1 || reps > 1000) fail("reps must be 1..1000");
     if (kib < 128 || kib > (256 << 10)) fail("kib must be 128..262144");
     size_t bytes = (size_t)kib << 10;
@@ -103,11 +112,12 @@ void mode_bigbody(const char *kind, long long kib, long long reps) {
     check_alloc_counting(client);
     for (int i = 0; i < 3; i++) { /* connection pooled, pages touched */
         char *out = NULL;
-        int status = gw_chat(client, req, &out);
+        int status = gw_call(client, req, streamed, &out);
         check(status, out, "gw_chat (big body, warm-up)");
     }
     struct rh_bytes sent = {0};
-    if (rh_get(g_port, "/__last?kind=big", &sent) != 200) fail("GET /__last?kind=big failed");
+    const char *last = streamed ? "/__last?kind=stream" : "/__last?kind=big";
+    if (rh_get(g_port, last, &sent) != 200) fail("GET /__last (big body) failed");
     struct rh_conn conn;
     if (rh_open(&conn, g_port) < 0) fail("cannot connect to the load server");
     for (int i = 0; i < 3; i++) {
@@ -127,7 +137,7 @@ void mode_bigbody(const char *kind, long long kib, long long reps) {
         long hwm0 = vm_hwm_kib();
         unsigned long long a0 = alloc_count(), b0 = alloc_bytes();
         double c0 = cpu_ns_now();
-        int status = gw_chat(client, req, &out);
+        int status = gw_call(client, req, streamed, &out);
         double c1 = cpu_ns_now();
         unsigned long long a1 = alloc_count(), b1 = alloc_bytes();
         long hwm1 = vm_hwm_kib();
@@ -144,10 +154,10 @@ void mode_bigbody(const char *kind, long long kib, long long reps) {
     }
     double g = median(gw_cpu, (size_t)reps), f = median(fl_cpu, (size_t)reps);
     double rss_mib = (double)rss_growth_kib / 1024.0;
-    printf("kind=%s body_bytes=%zu sent_bytes=%zu reps=%lld gw_cpu_us=%.1f floor_cpu_us=%.1f "
+    printf("kind=%s api=%s body_bytes=%zu sent_bytes=%zu reps=%lld gw_cpu_us=%.1f floor_cpu_us=%.1f "
            "ratio=%.2f allocs_per_call=%.0f alloc_mib_per_call=%.2f rss_growth_mib=%.2f "
            "rss_per_body=%.2f\n",
-           kind, body_len, sent.len, reps, g, f, g / f, median(allocs, (size_t)reps),
+           kind, api, body_len, sent.len, reps, g, f, g / f, median(allocs, (size_t)reps),
            median(alloc_mib, (size_t)reps), rss_mib,
            rss_mib / ((double)body_len / (1 << 20)));
     rh_close(&conn);

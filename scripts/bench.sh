@@ -158,6 +158,8 @@ big_img="$(measure "gw and floor interleaved, 5 MiB data-URI image chat" "$GWBEN
     "${big[@]}" kind=image kib=5120)"
 big_txt="$(measure "gw and floor interleaved, 1 MiB text chat" "$GWBENCH" bigbody \
     "${big[@]}" kind=text kib=1024)"
+big_str="$(measure "gw and floor interleaved, 5 MiB data-URI image chat, streamed" "$GWBENCH" \
+    bigbody "${big[@]}" kind=image kib=5120 api=stream)"
 check_loadserver
 stop_loadserver
 
@@ -237,6 +239,7 @@ big_rows() {
 }
 big_rows "5 MiB data-URI image chat (gw_chat)" "$big_img"
 big_rows "1 MiB text chat (gw_chat)" "$big_txt"
+big_rows "5 MiB data-URI image chat streamed (gw_chat_stream, out NULL)" "$big_str"
 echo
 echo "ratio: gw's time, CPU or count over the floor's (for events per second, the floor's rate over gw's)."
 echo "Raw lines: $log"
