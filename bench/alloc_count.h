@@ -7,4 +7,7 @@
 /* malloc, calloc, realloc (to a non-zero size) and aligned allocations so far. */
 unsigned long long alloc_count(void);
 
+/* The bytes those calls asked for (a realloc counts its new size). */
+unsigned long long alloc_bytes(void);
+
 #endif

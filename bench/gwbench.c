@@ -8,6 +8,10 @@
  *                                            stream, out NULL; exit status 3 on GW_TOO_LARGE
  *   gwbench scale port=P threads=T n=N       calls/s, T threads sharing one client vs 1
  *   gwbench upload port=P reps=R mib=M       gw_image_edit_upload of M MiB, best and median
+ *   gwbench bigbody port=P kind=image|text kib=K reps=R [api=plain|stream]   gw_chat (or
+ *                                            gw_chat_stream, out NULL) of a K KiB body (data-URI
+ *                                            image or long text) interleaved with the floor:
+ *                                            CPU, allocations, peak RSS growth per call
  *   gwbench version                          gw_version() of the library under test
  *
  * Output: one line of key=value figures. Every gw status is checked: a failed call ends the
@@ -130,7 +134,7 @@ static void connections(long long calls) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
-    args_only(argc, argv, "port,n,warmup,calls,events,api,bytes,max_response_bytes,threads,reps,mib");
+    args_only(argc, argv, "port,n,warmup,calls,events,api,bytes,max_response_bytes,threads,reps,mib,kind,kib");
     if (strcmp(mode, "version") == 0) {
         printf("version=%s\n", gw_version());
         return 0;
@@ -151,8 +155,11 @@ int main(int argc, char **argv) {
         mode_scale((int)arg_num(argc, argv, "threads", 8), arg_num(argc, argv, "n", 20000));
     } else if (strcmp(mode, "upload") == 0) {
         mode_upload(arg_num(argc, argv, "reps", 5), arg_num(argc, argv, "mib", 50));
+    } else if (strcmp(mode, "bigbody") == 0) {
+        mode_bigbody(arg_str(argc, argv, "kind", "image"), arg_num(argc, argv, "kib", 5120),
+                     arg_num(argc, argv, "reps", 30), arg_str(argc, argv, "api", "plain"));
     } else {
-        fail("usage: gwbench latency|connections|stream|rss|scale|upload port=P [key=value...]");
+        fail("usage: gwbench latency|connections|stream|rss|scale|upload|bigbody port=P [key=value...]");
     }
     return 0;
 }

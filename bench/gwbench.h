@@ -39,5 +39,6 @@ void mode_stream(unsigned long long events, const char *api);
 void mode_rss(unsigned long long bytes, long long max_response_bytes);
 void mode_scale(int threads, long long n);
 void mode_upload(long long reps, long long mib);
+void mode_bigbody(const char *kind, long long kib, long long reps, const char *api);
 
 #endif

@@ -1,7 +1,8 @@
 /* The load server's answers: a fixed chat.completion, a chunked event stream of N equal
  * chat.completion.chunk events (N from the model name "events-N"), a small images answer
- * for uploads, and the control routes GET /__stats and GET /__last?kind=chat|stream|upload
- * (the raw bytes of the last request of that kind, so the floor can replay them). */
+ * for uploads, and the control routes GET /__stats and GET /__last?kind=chat|stream|upload|big
+ * (the raw bytes of the last request of that kind, so the floor can replay them; "big" is a
+ * non-streamed chat over 64 KiB). */
 #define _GNU_SOURCE
 #include "loadserver.h"
 
@@ -41,8 +42,11 @@ static char *block;
 static size_t block_len;
 static uint64_t block_events;
 
-enum kind { KIND_CHAT, KIND_STREAM, KIND_UPLOAD, KINDS };
-static const char *const KIND_NAMES[KINDS] = {"chat", "stream", "upload"};
+enum kind { KIND_CHAT, KIND_STREAM, KIND_UPLOAD, KIND_BIG, KINDS };
+static const char *const KIND_NAMES[KINDS] = {"chat", "stream", "upload", "big"};
+/* A non-streamed chat body past this size is recorded as "big", so the small chat the
+ * latency figures replay stays recorded beside it. */
+#define BIG_BODY 65536
 static struct record records[KINDS];
 
 static void *xrealloc(void *p, size_t n) {
@@ -215,7 +219,7 @@ static void answer_last(const char *target, size_t len, struct reply *r) {
             return;
         }
     }
-    static const char msg[] = "{\"error\":\"no such kind recorded (chat, stream, upload)\"}";
+    static const char msg[] = "{\"error\":\"no such kind recorded (chat, stream, upload, big)\"}";
     answer_own(r, "404 Not Found", "application/json", msg, sizeof msg - 1);
 }
 
@@ -267,7 +271,8 @@ void answer_request(const char *head, size_t head_len, const char *raw, size_t r
             record_set(&records[KIND_STREAM], head, head_len, raw, raw_len);
             answer_stream(stream_events(body, body_len), r);
         } else {
-            record_set(&records[KIND_CHAT], head, head_len, raw, raw_len);
+            record_set(&records[raw_len > BIG_BODY ? KIND_BIG : KIND_CHAT], head, head_len, raw,
+                       raw_len);
             add_seg(r, chat_answer, 0, chat_answer_len, 1);
         }
     } else if (is(m, ml, "GET") && is(t, pl, "/__stats")) {

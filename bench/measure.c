@@ -21,6 +21,12 @@ double cpu_us(void) {
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
+double cpu_ns_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 long vm_hwm_kib(void) {
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return -1;

@@ -11,6 +11,10 @@ uint64_t now_ns(void);
 /* CPU time of the whole process so far (user + system, every thread), in microseconds. */
 double cpu_us(void);
 
+/* CPU time of the whole process so far in nanoseconds (CLOCK_PROCESS_CPUTIME_ID): fine
+ * enough for one call. */
+double cpu_ns_now(void);
+
 /* VmHWM (peak resident set) from /proc/self/status in KiB; -1 when unreadable. */
 long vm_hwm_kib(void);
 

@@ -22,10 +22,10 @@ lib_dir="$(cd "$lib_dir" && pwd)"
 
 if [ "${GW_BENCH_QUICK:-0}" = 1 ]; then
     calls=2000 warmup=200 strace_n=100 events=100000 long_mib=128 scale_n=2000
-    upload_reps=3 upload_mib=5
+    upload_reps=3 upload_mib=5 big_reps=5
 else
     calls=20000 warmup=2000 strace_n=1000 events=1000000 long_mib=1024 scale_n=20000
-    upload_reps=5 upload_mib=50
+    upload_reps=5 upload_mib=50 big_reps=40
 fi
 
 echo "bench: compiling bench/ (gwbench against $lib_dir)" >&2
@@ -150,6 +150,16 @@ scale_fl="$(measure "floor, 8 connections vs 1" "$FLOOR" scale "${scale[@]}")"
 up_gw="$(measure "gw, $upload_mib MiB upload" "$GWBENCH" upload port="$LOAD_PORT" \
     reps="$upload_reps" mib="$upload_mib")"
 up_fl="$(measure "floor, the same upload" "$FLOOR" upload port="$LOAD_PORT" reps="$upload_reps")"
+
+# --- Big request bodies (issue 20): gw_chat of a 5 MiB data-URI image chat and of a 1 MiB
+# text chat, each call interleaved with the floor replaying gw's bytes (gwbench_bigbody.c).
+big=(port="$LOAD_PORT" reps="$big_reps")
+big_img="$(measure "gw and floor interleaved, 5 MiB data-URI image chat" "$GWBENCH" bigbody \
+    "${big[@]}" kind=image kib=5120)"
+big_txt="$(measure "gw and floor interleaved, 1 MiB text chat" "$GWBENCH" bigbody \
+    "${big[@]}" kind=text kib=1024)"
+big_str="$(measure "gw and floor interleaved, 5 MiB data-URI image chat, streamed" "$GWBENCH" \
+    bigbody "${big[@]}" kind=image kib=5120 api=stream)"
 check_loadserver
 stop_loadserver
 
@@ -215,6 +225,21 @@ row "8 threads vs 1 on one client (floor: 8 connections), throughput" "$(scaled 
     "$(scaled "$scale_fl")" - ">= 1.8x"
 both "$upload_mib MiB multipart upload, best of $upload_reps" best_ms "$up_gw" "$up_fl" ms "<= 2x"
 both "same, median" median_ms "$up_gw" "$up_fl" ms -
+# Rows of one big-body line: CPU (with the ratio gwbench computed), allocations, RSS growth.
+big_rows() {
+    local l="$2"
+    row "$1, CPU per call (interleaved with the floor, median of $big_reps)" \
+        "$(unit "$(get gw_cpu_us "$l")" us)" "$(unit "$(get floor_cpu_us "$l")" us)" \
+        "$(get ratio "$l")x" "<= 2x"
+    row "same, heap allocations per call (bytes asked for)" \
+        "$(get allocs_per_call "$l") ($(get alloc_mib_per_call "$l") MiB)" - - \
+        "independent of the body's size"
+    row "same, peak RSS growth during one call" \
+        "$(get rss_growth_mib "$l") MiB ($(get rss_per_body "$l")x the body)" - - "<= 1.2x the body"
+}
+big_rows "5 MiB data-URI image chat (gw_chat)" "$big_img"
+big_rows "1 MiB text chat (gw_chat)" "$big_txt"
+big_rows "5 MiB data-URI image chat streamed (gw_chat_stream, out NULL)" "$big_str"
 echo
 echo "ratio: gw's time, CPU or count over the floor's (for events per second, the floor's rate over gw's)."
 echo "Raw lines: $log"

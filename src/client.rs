@@ -24,6 +24,7 @@ use crate::meta::ResponseMeta;
 use crate::multipart::{EncodedForm, Form};
 use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
 use crate::options::{BaseUrl, Options};
+use crate::raw_json::{JsonText, Node, Unscanned};
 use crate::redirect;
 use crate::retry;
 use crate::route::Route;
@@ -326,18 +327,20 @@ impl Client {
         params: &[&str],
         body: Option<&Value>,
     ) -> Result<String, Error> {
-        self.call_until(op, params, body, self.default_deadline())
+        let text = body.map(Value::to_string);
+        let parsed = text.as_deref().map(parse_serialised).transpose()?;
+        self.call_text(op, params, parsed.as_ref())
     }
 
-    /// `call` with a deadline of the caller's (task polling bounds each poll by its own).
-    pub(crate) fn call_until(
+    /// `call` with the body as the caller's JSON text: checked on its borrowed
+    /// tree and sent byte for byte.
+    pub(crate) fn call_text(
         &self,
         op: &Operation,
         params: &[&str],
-        body: Option<&Value>,
-        deadline: Option<Instant>,
+        body: Option<&JsonText<'_>>,
     ) -> Result<String, Error> {
-        self.call_hinted(op, params, body, deadline)
+        self.call_hinted(op, params, body, self.default_deadline())
             .map(|(text, _)| text)
     }
 
@@ -347,20 +350,18 @@ impl Client {
         &self,
         op: &Operation,
         params: &[&str],
-        body: Option<&Value>,
+        body: Option<&JsonText<'_>>,
         deadline: Option<Instant>,
     ) -> Result<(String, Option<Duration>), Error> {
         self.run(op.name, |tally| {
-            refuse_stream_flag(op, body)?;
+            refuse_stream_flag(op, body.map(JsonText::root))?;
             let path = op.path_with(params)?;
             let bytes = self.json_body(op, body)?;
             let out = Outgoing {
                 method: op.method,
                 path,
                 auth: op.auth,
-                body: bytes
-                    .as_deref()
-                    .map(|b| ("application/json", Payload::Bytes(b))),
+                body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
             let text = self.exchange(&out, op.reply, deadline, tally)?;
@@ -408,6 +409,18 @@ impl Client {
     /// Any method and path (`/v1/...`, may carry a query). A path that is a row
     /// of the operation table gets that row's checks and answer rules.
     pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<String, Error> {
+        let text = body.map(Value::to_string);
+        let parsed = text.as_deref().map(parse_serialised).transpose()?;
+        self.request_text(method, path, parsed.as_ref())
+    }
+
+    /// `request` with the body as the caller's JSON text, sent byte for byte.
+    pub(crate) fn request_text(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&JsonText<'_>>,
+    ) -> Result<String, Error> {
         self.run("request", |tally| {
             let method_kind = match method.to_ascii_uppercase().as_str() {
                 "GET" => Method::Get,
@@ -428,17 +441,14 @@ impl Client {
             }
             let row = ops::lookup(method, path);
             if let Some(op) = row {
-                refuse_stream_flag(op, body)?;
+                refuse_stream_flag(op, body.map(JsonText::root))?;
             }
             if let (Some(op), Some(b)) = (row, body) {
                 if self.options.validate {
-                    validate::check(op.rules, b)?;
+                    validate::check_node(op.rules, b.root())?;
                 }
             }
-            let bytes = body
-                .map(serde_json::to_vec)
-                .transpose()
-                .map_err(|e| Error::invalid(e.to_string()))?;
+            let bytes = body.map(|b| b.text().as_bytes());
             let auth = if path.starts_with("/v1beta/") {
                 Auth::QueryKey
             } else {
@@ -448,9 +458,7 @@ impl Client {
                 method: method_kind,
                 path: path.to_string(),
                 auth,
-                body: bytes
-                    .as_deref()
-                    .map(|b| ("application/json", Payload::Bytes(b))),
+                body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
             self.exchange(
@@ -471,7 +479,18 @@ impl Client {
         body: &Value,
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<String, Error> {
-        let mut stream = self.stream_open(op, body)?;
+        let text = body.to_string();
+        self.stream_text(op, &parse_serialised(&text)?, on_event)
+    }
+
+    /// `stream` with the body as the caller's JSON text.
+    pub(crate) fn stream_text(
+        &self,
+        op: &Operation,
+        body: &JsonText<'_>,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<String, Error> {
+        let mut stream = EventStream::open(self, op, body, true)?;
         stream.pump(on_event)?;
         stream.finish()
     }
@@ -484,21 +503,42 @@ impl Client {
         body: &Value,
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<(), Error> {
+        let text = body.to_string();
+        self.stream_events_text(op, &parse_serialised(&text)?, on_event)
+    }
+
+    /// `stream_events` with the body as the caller's JSON text.
+    pub(crate) fn stream_events_text(
+        &self,
+        op: &Operation,
+        body: &JsonText<'_>,
+        on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
+    ) -> Result<(), Error> {
         EventStream::open(self, op, body, false)?.pump(on_event)
     }
 
     /// Sends a streaming request and waits for the answer's headers; the events
     /// are then pulled from the returned stream.
     pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream, Error> {
+        let text = body.to_string();
+        self.stream_open_text(op, &parse_serialised(&text)?)
+    }
+
+    /// `stream_open` with the body as the caller's JSON text.
+    pub(crate) fn stream_open_text(
+        &self,
+        op: &Operation,
+        body: &JsonText<'_>,
+    ) -> Result<EventStream, Error> {
         EventStream::open(self, op, body, true)
     }
 
-    /// Serialises and checks a JSON body for an operation.
-    pub(crate) fn json_body(
+    /// Checks a JSON body for an operation; the bytes to send are the body's own.
+    pub(crate) fn json_body<'t>(
         &self,
         op: &Operation,
-        body: Option<&Value>,
-    ) -> Result<Option<Vec<u8>>, Error> {
+        body: Option<&JsonText<'t>>,
+    ) -> Result<Option<&'t [u8]>, Error> {
         match (op.body, body) {
             (BodyKind::None, None) => Ok(None),
             (BodyKind::None, Some(_)) => Err(Error::invalid_param(
@@ -510,18 +550,16 @@ impl Client {
                 format!("{}: a request body is required", op.name),
             )),
             (_, Some(b)) => {
-                if !b.is_object() {
+                if !b.root().is_object() {
                     return Err(Error::invalid_param(
                         "request",
                         "request: must be a JSON object",
                     ));
                 }
                 if self.options.validate {
-                    validate::check(op.rules, b)?;
+                    validate::check_node(op.rules, b.root())?;
                 }
-                serde_json::to_vec(b)
-                    .map(Some)
-                    .map_err(|e| Error::invalid(e.to_string()))
+                Ok(Some(b.text().as_bytes()))
             }
         }
     }
@@ -944,8 +982,8 @@ pub(crate) fn resendable_after_head(failure: &Error, method: Method, tally: &Tal
 
 /// A plain call cannot read an event stream: `"stream": true` on a streaming
 /// operation belongs to `Client::stream` (`gw_chat_stream`, `gw_responses_stream`).
-pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result<(), Error> {
-    let wants_stream = body.and_then(|b| b.get("stream")).and_then(Value::as_bool) == Some(true);
+pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Node<'_>>) -> Result<(), Error> {
+    let wants_stream = body.and_then(|b| b.get("stream")).and_then(Node::as_bool) == Some(true);
     if op.stream.is_some() && wants_stream {
         return Err(Error::invalid_param(
             "stream",
@@ -956,6 +994,14 @@ pub(crate) fn refuse_stream_flag(op: &Operation, body: Option<&Value>) -> Result
         ));
     }
     Ok(())
+}
+
+/// The tree of a body the Rust API serialised from a `Value` (always JSON).
+fn parse_serialised(text: &str) -> Result<JsonText<'_>, Error> {
+    JsonText::parse(text).map_err(|e| match e {
+        Unscanned::Invalid(e) => Error::invalid(format!("request: invalid JSON ({e})")),
+        Unscanned::Valid(_) => Error::Internal("request: a serialised body did not scan".into()),
+    })
 }
 
 /// Checks a 2xx answer against what the operation promises.

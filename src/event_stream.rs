@@ -6,7 +6,6 @@ use std::io::BufReader;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::Value;
 use ureq::http;
 use ureq::BodyReader;
 
@@ -15,6 +14,7 @@ use crate::client::{Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
 use crate::ops::{Auth, Method, Operation, StreamKind};
+use crate::raw_json::JsonText;
 use crate::sse::SseParser;
 use crate::stream::{self, Step, StreamDriver, StreamEvent};
 use crate::Client;
@@ -67,7 +67,7 @@ impl EventStream {
     pub(crate) fn open(
         client: &Client,
         op: &Operation,
-        body: &Value,
+        body: &JsonText<'_>,
         assemble: bool,
     ) -> Result<EventStream, Error> {
         client.cancel_token().check()?;
@@ -82,11 +82,22 @@ impl EventStream {
             }
         };
         let prepared = (|| {
-            let mut body = body.clone();
-            body.as_object_mut()
-                .ok_or_else(|| Error::invalid_param("request", "request: must be a JSON object"))?
-                .insert("stream".into(), Value::Bool(true));
-            let bytes = client.json_body(op, Some(&body))?.unwrap_or_default();
+            if !body.root().is_object() {
+                return Err(Error::invalid_param(
+                    "request",
+                    "request: must be a JSON object",
+                ));
+            }
+            // gw sets "stream": true: the rules check the rest (gw's value is a boolean),
+            // and the caller's text is sent with that one member edited in place, or as
+            // it is when it already says so. The stream keeps its own copy: it may be
+            // sent again (a retry before the first event) after the caller's text is gone.
+            if client.options().validate {
+                crate::validate::check_node_except(op.rules, body.root(), "stream")?;
+            }
+            let bytes = body
+                .with_member("stream", "true")
+                .unwrap_or_else(|| body.text().as_bytes().to_vec());
             Ok::<_, Error>((op.path_with(&[])?, bytes))
         })();
         let (path, bytes) = prepared.map_err(|e| client.failed(op.name, e))?;

@@ -32,6 +32,7 @@ mod multipart;
 pub mod ops;
 mod options;
 mod pid;
+pub(crate) mod raw_json;
 mod redact;
 mod redirect;
 mod retry;

@@ -4,10 +4,16 @@
 //! `[]` walks every item of an array) and one check. A broken rule gives
 //! `GW_INVALID_ARGUMENT` whose message names the concrete field
 //! (`messages[0].content[1].video_url.fps`) and the rule, and nothing is sent.
+//!
+//! The rules read the body's borrowed tree (`raw_json.rs`): a big string value
+//! the rules never look at is never copied.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::raw_json::{JsonText, Kind, Node, Unscanned};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Check {
@@ -60,8 +66,28 @@ pub const fn rule(field: &'static str, check: Check) -> Rule {
 
 /// Checks `body` against `rules`; the first broken rule is the error.
 pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
+    let text = body.to_string();
+    match JsonText::parse(&text) {
+        Ok(parsed) => check_node(rules, parsed.root()),
+        Err(Unscanned::Invalid(e)) => Err(Error::Internal(format!("body: {e}"))),
+        Err(Unscanned::Valid(_)) => Err(Error::Internal("body: not scannable".into())),
+    }
+}
+
+/// `check` on a body's borrowed tree.
+pub(crate) fn check_node(rules: &[Rule], body: &Node<'_>) -> Result<(), Error> {
+    check_node_except(rules, body, "")
+}
+
+/// `check_node` without the rules on the top-level member `set` (one gw sets
+/// itself, e.g. a stream's `"stream": true`, so the caller's value is not sent).
+pub(crate) fn check_node_except(rules: &[Rule], body: &Node<'_>, set: &str) -> Result<(), Error> {
     let mut trail = Vec::new();
     for r in rules {
+        let top = r.field.split(['.', '[']).next().unwrap_or(r.field);
+        if !set.is_empty() && top == set {
+            continue;
+        }
         let mut failure = None;
         walk(body, r.field, &mut trail, &mut |trail, value, holder| {
             if failure.is_none() {
@@ -78,7 +104,7 @@ pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
 }
 
 /// Sees (concrete path, value if present, the object or array holding it).
-type Visitor<'v, 'p, 'f> = dyn FnMut(&[Step<'p>], Option<&'v Value>, &'v Value) + 'f;
+type Visitor<'v, 'p, 'f, 'a> = dyn FnMut(&[Step<'p>], Option<&'v Node<'a>>, &'v Node<'a>) + 'f;
 
 /// One step of a concrete path: a field name or an array index.
 enum Step<'p> {
@@ -107,11 +133,11 @@ fn render(trail: &[Step<'_>]) -> String {
 /// Visits (concrete path, value, the object or array holding it) for a rule
 /// path. A missing last field is visited with None (so `Required` can fire); a
 /// missing container above it is not visited at all.
-fn walk<'v, 'p>(
-    value: &'v Value,
+fn walk<'v, 'p, 'a>(
+    value: &'v Node<'a>,
     path: &'p str,
     trail: &mut Vec<Step<'p>>,
-    visit: &mut Visitor<'v, 'p, '_>,
+    visit: &mut Visitor<'v, 'p, '_, 'a>,
 ) {
     let (head, rest) = match path.split_once('.') {
         Some((h, r)) => (h, Some(r)),
@@ -122,11 +148,7 @@ fn walk<'v, 'p>(
         None => (head, false),
     };
     trail.push(Step::Field(name));
-    match value
-        .as_object()
-        .and_then(|o| o.get(name))
-        .filter(|c| !c.is_null())
-    {
+    match value.get(name).filter(|c| !c.is_null()) {
         None if rest.is_none() && !each => visit(trail, None, value),
         None => {}
         Some(child) if each => {
@@ -147,16 +169,16 @@ fn walk<'v, 'p>(
     trail.pop();
 }
 
-fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), String> {
+fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<(), String> {
     let Some(v) = value else {
         return match check {
             Check::Required => Err("is required".into()),
             Check::RequiredWhen { field, equals }
-                if holder.get(field).and_then(Value::as_str) == Some(equals) =>
+                if holder.get(field).and_then(Node::as_str).as_deref() == Some(equals) =>
             {
                 Err(format!("is required when {field} is {equals}"))
             }
-            Check::RequiredUnless(other) if holder.get(other).is_none_or(Value::is_null) => {
+            Check::RequiredUnless(other) if holder.get(other).is_none_or(Node::is_null) => {
                 Err(format!("is required unless {other} is given"))
             }
             _ => Ok(()),
@@ -165,7 +187,7 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
     match check {
         Check::Required | Check::RequiredWhen { .. } | Check::RequiredUnless(_) => Ok(()),
         Check::String => expect(v.is_string(), "must be a string"),
-        Check::Bool => expect(v.is_boolean(), "must be a boolean"),
+        Check::Bool => expect(v.as_bool().is_some(), "must be a boolean"),
         Check::Array => expect(v.is_array(), "must be an array"),
         Check::Object => expect(v.is_object(), "must be an object"),
         Check::StringOrArray => expect(
@@ -176,7 +198,7 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
             v.is_string() || v.is_object(),
             "must be a string or an object",
         ),
-        Check::Range(min, max) => match v.as_f64() {
+        Check::Range(min, max) => match number(v).and_then(|n| n.as_f64()) {
             Some(n) if (min..=max).contains(&n) => Ok(()),
             Some(n) => Err(format!("must be between {min} and {max} (got {n})")),
             None => Err(format!("must be a number between {min} and {max}")),
@@ -191,30 +213,45 @@ fn apply(check: Check, value: Option<&Value>, holder: &Value) -> Result<(), Stri
             Some(a) => Err(format!("must have at least {n} item(s) (got {})", a.len())),
             None => Err("must be an array".into()),
         },
-        Check::MaxItems(n) => match v {
-            Value::Array(a) if a.len() > n => {
-                Err(format!("must have at most {n} items (got {})", a.len()))
-            }
+        Check::MaxItems(n) => match v.as_array() {
+            Some(a) if a.len() > n => Err(format!("must have at most {n} items (got {})", a.len())),
             _ => Ok(()),
         },
         Check::OneOf(allowed) => match v.as_str() {
-            Some(s) if allowed.contains(&s) => Ok(()),
-            _ => Err(format!("must be one of {} (got {v})", allowed.join(", "))),
+            Some(s) if allowed.contains(&&*s) => Ok(()),
+            _ => Err(format!(
+                "must be one of {} (got {})",
+                allowed.join(", "),
+                v.to_value()
+            )),
         },
-        Check::Size => match v.as_str().and_then(parse_size) {
+        Check::Size => match v.as_str().as_deref().and_then(parse_size) {
             Some(_) => Ok(()),
             None => Err(format!(
-                "must be <width>x<height>, e.g. 1024x1024 (got {v})"
+                "must be <width>x<height>, e.g. 1024x1024 (got {})",
+                v.to_value()
             )),
         },
         Check::SizeOrAuto => match v.as_str() {
-            Some(s) if s == "auto" || parse_size(s).is_some() => Ok(()),
+            Some(s) if s == "auto" || parse_size(&s).is_some() => Ok(()),
             _ => Err(format!(
-                "must be <width>x<height> or auto, e.g. 1024x1024 (got {v})"
+                "must be <width>x<height> or auto, e.g. 1024x1024 (got {})",
+                v.to_value()
             )),
         },
-        Check::VideoDataUri { max_bytes } => check_video_uri(v, max_bytes),
+        Check::VideoDataUri { max_bytes } => check_video_uri(v.as_str(), max_bytes),
         Check::MaxTokensPerInput(max) => check_token_arrays(v, max),
+    }
+}
+
+/// A number as serde_json reads it (`Value::as_f64` with arbitrary_precision).
+fn number(v: &Node<'_>) -> Option<serde_json::Number> {
+    match v.kind {
+        Kind::Number => match v.to_value() {
+            Value::Number(n) => Some(n),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -249,8 +286,8 @@ fn parse_size(s: &str) -> Option<(u32, u32)> {
 }
 
 /// Video parts: a data URI must be mp4 or mov and at most `max_bytes` once decoded.
-fn check_video_uri(v: &Value, max_bytes: usize) -> Result<(), String> {
-    let Some(url) = v.as_str() else {
+fn check_video_uri(v: Option<Cow<'_, str>>, max_bytes: usize) -> Result<(), String> {
+    let Some(url) = v else {
         return Err("must be a string (a URL or a data URI)".into());
     };
     let Some(rest) = url.strip_prefix("data:") else {
@@ -283,17 +320,17 @@ fn check_video_uri(v: &Value, max_bytes: usize) -> Result<(), String> {
 const MIB: usize = 1024 * 1024;
 
 /// Embedding input given as token arrays: each array's length is its token count.
-fn check_token_arrays(v: &Value, max: usize) -> Result<(), String> {
-    let is_tokens = |a: &Vec<Value>| !a.is_empty() && a.iter().all(Value::is_i64);
-    let too_long = |a: &Vec<Value>| is_tokens(a) && a.len() > max;
-    match v {
-        Value::Array(items) if too_long(items) => Err(format!(
+fn check_token_arrays(v: &Node<'_>, max: usize) -> Result<(), String> {
+    let is_tokens = |a: &[Node<'_>]| !a.is_empty() && a.iter().all(|n| n.as_i64().is_some());
+    let too_long = |a: &[Node<'_>]| is_tokens(a) && a.len() > max;
+    match v.as_array() {
+        Some(items) if too_long(items) => Err(format!(
             "each input must be at most {max} tokens (got {})",
             items.len()
         )),
-        Value::Array(items) => match items
+        Some(items) => match items
             .iter()
-            .filter_map(Value::as_array)
+            .filter_map(Node::as_array)
             .find(|a| too_long(a))
         {
             Some(a) => Err(format!(
@@ -379,24 +416,28 @@ mod tests {
 
     #[test]
     fn video_data_uri() {
-        let ok = json!("data:video/mp4;base64,AAAA");
-        assert!(check_video_uri(&ok, 50_000_000).is_ok());
+        let uri = |s: &str| Some(Cow::Owned(s.to_string()));
+        assert!(check_video_uri(uri("data:video/mp4;base64,AAAA"), 50_000_000).is_ok());
         assert!(
-            check_video_uri(&json!("data:video/webm;base64,AAAA"), 50_000_000)
+            check_video_uri(uri("data:video/webm;base64,AAAA"), 50_000_000)
                 .unwrap_err()
                 .contains("video/mp4")
         );
         let big = format!("data:video/mp4;base64,{}", "A".repeat(80));
-        assert!(check_video_uri(&json!(big), 50)
+        assert!(check_video_uri(uri(&big), 50)
             .unwrap_err()
             .contains("at most"));
-        assert!(check_video_uri(&json!("https://v.example/a.webm"), 1).is_ok());
+        assert!(check_video_uri(uri("https://v.example/a.webm"), 1).is_ok());
     }
 
     #[test]
     fn token_arrays() {
-        assert!(check_token_arrays(&json!([1, 2, 3]), 2).is_err());
-        assert!(check_token_arrays(&json!([[1, 2], [1, 2, 3]]), 2).is_err());
-        assert!(check_token_arrays(&json!(["long text"]), 2).is_ok());
+        let tokens = |text: &str, max| {
+            let parsed = JsonText::parse(text).unwrap();
+            check_token_arrays(parsed.root(), max)
+        };
+        assert!(tokens("[1, 2, 3]", 2).is_err());
+        assert!(tokens("[[1, 2], [1, 2, 3]]", 2).is_err());
+        assert!(tokens(r#"["long text"]"#, 2).is_ok());
     }
 }

@@ -150,7 +150,8 @@ unsafe fn streamed(
 ) -> c_int {
     call(out, || {
         let client = args::client(client)?;
-        let body = args::json_object(request_json, "request_json")?;
+        let mut spare = String::new();
+        let body = args::json_object(request_json, "request_json", &mut spare)?;
         let mut buffers = EventBuffers::default();
         let mut deliver = |ev: &StreamEvent<'_>| match callback {
             None => true,
@@ -158,10 +159,10 @@ unsafe fn streamed(
         };
         if out.is_null() {
             // Nobody takes the assembled answer: don't build it (flat memory).
-            client.stream_events(op, &body, &mut deliver)?;
+            client.stream_events_text(op, &body, &mut deliver)?;
             Ok(String::new())
         } else {
-            client.stream(op, &body, &mut deliver)
+            client.stream_text(op, &body, &mut deliver)
         }
     })
 }

@@ -67,7 +67,7 @@ pub unsafe extern "C" fn gw_image_edit_upload(
 ) -> c_int {
     call(out, || {
         let client = args::client(client)?;
-        let fields = args::json_object(request_json, "request_json")?;
+        let fields = args::json_value(request_json, "request_json")?;
         let mut form = Form::from_fields(&fields)?;
         let image = image
             .as_ref()

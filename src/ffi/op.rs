@@ -33,10 +33,11 @@ pub(crate) unsafe fn json_op(
             }
             values.push(value);
         }
+        let mut spare = String::new();
         let body = match op.body {
             BodyKind::None => None,
-            _ => Some(args::json_object(request_json, "request_json")?),
+            _ => Some(args::json_object(request_json, "request_json", &mut spare)?),
         };
-        client.call(op, &values, body.as_ref())
+        client.call_text(op, &values, body.as_ref())
     })
 }

@@ -26,11 +26,12 @@ pub unsafe extern "C" fn gw_request(
         let client = args::client(client)?;
         let method = args::text(method, "method")?;
         let path = args::text(path, "path")?;
+        let mut spare = String::new();
         let body = if body_json.is_null() {
             None
         } else {
-            Some(args::json_object(body_json, "body_json")?)
+            Some(args::json_object(body_json, "body_json", &mut spare)?)
         };
-        client.request(method, path, body.as_ref())
+        client.request_text(method, path, body.as_ref())
     })
 }

@@ -106,8 +106,9 @@ unsafe fn open(
             return Err(Error::invalid_param("stream", "stream: must not be NULL"));
         }
         let client = args::client(client)?;
-        let body = args::json_object(request_json, "request_json")?;
-        let opened = client.stream_open(op, &body)?;
+        let mut spare = String::new();
+        let body = args::json_object(request_json, "request_json", &mut spare)?;
+        let opened = client.stream_open_text(op, &body)?;
         *stream = Box::into_raw(Box::new(gw_stream::new(opened)));
         Ok(())
     })

@@ -1,5 +1,7 @@
 /* gw_chat: success, the streaming flag refused, documented limits checked before sending. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "support.h"
@@ -100,10 +102,49 @@ static void validate_false_lets_the_server_judge(void)
     gw_client_free(c);
 }
 
+/* gw reads request_json in one pass, 16 aligned bytes at a time (src/raw_json.rs). Under
+ * valgrind (make test-c) this shows that no load leaves the caller's block, whatever the
+ * text's length and where it starts: bodies that scan whole and are then refused by a limit,
+ * and bodies cut short (in a string, in a UTF-8 character). Nothing reaches the mock. */
+static void request_json_is_read_within_its_bytes(void)
+{
+    static const char *const bodies[] = {
+        "{\"model\":\"m\",\"messages\":[],\"note\":\"caf\\u00e9 \xc3\xa9 \\\"q\\\" long enough "
+        "for two runs of 32 bytes\"}",
+        "{\"model\":\"m\",\"messages\":[],\"s\":\"\xe4\xb8",
+        "{\"a\":\"unterminated",
+    };
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    int wrong = 0;
+    for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++) {
+        size_t len = strlen(bodies[b]);
+        for (size_t off = 0; off < 32; off++) {
+            for (size_t pad = 0; pad < 34; pad++) {
+                char *block = malloc(off + len + pad + 1);
+                CHECK(block != NULL);
+                if (!block) return;
+                char *text = block + off;
+                memcpy(text, bodies[b], len);
+                memset(text + len, ' ', pad);
+                text[len + pad] = '\0';
+                char *out = NULL;
+                if (gw_chat(c, text, &out) != GW_INVALID_ARGUMENT) wrong++;
+                gw_free(out);
+                free(block);
+            }
+        }
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
 void run_chat_tests(void)
 {
     RUN(chat_answers_with_a_completion);
     RUN(chat_with_stream_true_is_refused);
     RUN(broken_limits_are_refused_before_sending);
     RUN(validate_false_lets_the_server_judge);
+    RUN(request_json_is_read_within_its_bytes);
 }

@@ -1,0 +1,1007 @@
+//! A request body as the caller wrote it: checked on a borrowed parse and sent
+//! byte for byte (issue 20).
+//!
+//! `JsonText::parse` scans the text once and keeps a small tree of borrowed
+//! slices: strings are never copied or decoded (a 5 MiB data URI is one slice),
+//! numbers stay as written. The limit checks (`validate.rs`) read that tree, and
+//! the bytes sent are the caller's own. The scan accepts exactly what
+//! `serde_json::from_str::<Value>` accepts (control characters, escapes, a lone
+//! surrogate, nesting past 127 levels are refused); whatever it refuses is parsed
+//! again by serde_json, so an error message is serde_json's, word for word.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// serde_json refuses a 128th level of nesting (its recursion limit).
+const MAX_DEPTH: usize = 127;
+
+/// One value of the body, borrowed from its text.
+#[derive(Debug)]
+pub struct Node<'a> {
+    /// The value's text as written (a string with its quotes).
+    pub raw: &'a str,
+    pub kind: Kind<'a>,
+}
+
+#[derive(Debug)]
+pub enum Kind<'a> {
+    Null,
+    Bool(bool),
+    Number,
+    /// `escaped`: the text between the quotes holds a backslash.
+    Str {
+        escaped: bool,
+    },
+    Array(Vec<Node<'a>>),
+    /// Members in the written order; a repeated key is kept (lookups take the last,
+    /// as serde_json's map does).
+    Object(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    pub fn is_null(&self) -> bool {
+        matches!(self.kind, Kind::Null)
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self.kind, Kind::Object(_))
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self.kind, Kind::Array(_))
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self.kind, Kind::Str { .. })
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.kind {
+            Kind::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Node<'a>]> {
+        match &self.kind {
+            Kind::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The member `name` of an object (the last one when the key repeats).
+    pub fn get(&self, name: &str) -> Option<&Node<'a>> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().rev().find(|(k, _)| k == name).map(|m| &m.1),
+            _ => None,
+        }
+    }
+
+    /// A string's value: borrowed unless it holds escapes.
+    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+        match self.kind {
+            Kind::Str { escaped: false } => Some(Cow::Borrowed(&self.raw[1..self.raw.len() - 1])),
+            Kind::Str { escaped: true } => serde_json::from_str::<String>(self.raw)
+                .ok()
+                .map(Cow::Owned),
+            _ => None,
+        }
+    }
+
+    /// The value as serde_json reads it: for numbers, and for error messages.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.raw).unwrap_or(Value::Null)
+    }
+
+    /// An integer as serde_json's `Value::as_i64` gives it (with
+    /// arbitrary_precision, the number's text parsed as an i64).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.kind {
+            Kind::Number => self.raw.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Why `JsonText::parse` gave no tree.
+#[derive(Debug)]
+pub enum Unscanned {
+    /// Not JSON: serde_json's error for it.
+    Invalid(serde_json::Error),
+    /// JSON the scan refused although serde_json takes it (a bug in the scan):
+    /// serde_json's reading, for the caller to send the old way.
+    Valid(Value),
+}
+
+/// A JSON text and its borrowed tree.
+#[derive(Debug)]
+pub struct JsonText<'a> {
+    text: &'a str,
+    root: Node<'a>,
+}
+
+impl<'a> JsonText<'a> {
+    /// Parses `text`; the error is serde_json's own for the same text.
+    pub fn parse(text: &'a str) -> Result<JsonText<'a>, Unscanned> {
+        let mut scanner = Scanner {
+            src: SliceSource(text),
+            pos: 0,
+        };
+        match scanner.document() {
+            Some(root) => Ok(JsonText { text, root }),
+            None => Err(match serde_json::from_str::<Value>(text) {
+                Err(e) => Unscanned::Invalid(e),
+                Ok(v) => Unscanned::Valid(v),
+            }),
+        }
+    }
+
+    /// Parses a NUL-terminated C string in one pass: its length, its UTF-8 and
+    /// its JSON checked together. None when it is not valid UTF-8 and JSON (or
+    /// anything else is unusual): the caller then reads it the long way, whose
+    /// errors are the ones to report.
+    ///
+    /// # Safety
+    /// `p` is a NUL-terminated string, valid and unchanged for `'a`.
+    pub unsafe fn parse_c(p: *const u8) -> Option<JsonText<'a>> {
+        let mut scanner = Scanner {
+            src: CSource(p, std::marker::PhantomData),
+            pos: 0,
+        };
+        let root = scanner.document()?;
+        let text = scanner.src.str(0, scanner.pos);
+        Some(JsonText { text, root })
+    }
+
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    pub fn root(&self) -> &Node<'a> {
+        &self.root
+    }
+
+    /// The text with the top-level member `key` set to `value` (a JSON literal):
+    /// every `key` member's value replaced where it stands, or `,"key":value`
+    /// appended after the last member, as serde_json's map would place it.
+    /// None when the text already says exactly that (nothing to edit) or the
+    /// root is not an object.
+    pub fn with_member(&self, key: &str, value: &str) -> Option<Vec<u8>> {
+        let Kind::Object(members) = &self.root.kind else {
+            return None;
+        };
+        let base = self.text.as_ptr() as usize;
+        let spans: Vec<(usize, usize)> = members
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| {
+                let start = v.raw.as_ptr() as usize - base;
+                (start, start + v.raw.len())
+            })
+            .collect();
+        if !spans.is_empty() && members.iter().all(|(k, v)| k != key || v.raw == value) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.text.len() + key.len() + value.len() + 4);
+        let bytes = self.text.as_bytes();
+        if spans.is_empty() {
+            // Right after the last member (or the opening brace): the caller's layout
+            // around it stays as it was.
+            let at = match members.last() {
+                Some((_, last)) => last.raw.as_ptr() as usize - base + last.raw.len(),
+                None => self.root.raw.as_ptr() as usize - base + 1,
+            };
+            out.extend_from_slice(&bytes[..at]);
+            if !members.is_empty() {
+                out.push(b',');
+            }
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(&bytes[at..]);
+        } else {
+            let mut at = 0;
+            for (start, end) in spans {
+                out.extend_from_slice(&bytes[at..start]);
+                out.extend_from_slice(value.as_bytes());
+                at = end;
+            }
+            out.extend_from_slice(&bytes[at..]);
+        }
+        Some(out)
+    }
+}
+
+/// Where the scan reads: a Rust string, or a C string whose end is its NUL.
+/// `byte` gives 0 at the end; the scan never reads past a byte it has not
+/// checked, so a C string is never read past its NUL (bar `next_special`).
+trait Source<'a> {
+    fn byte(&self, i: usize) -> u8;
+    /// Whether the text ends at `i`.
+    fn end(&self, i: usize) -> bool;
+    /// The first byte at or after `i` that ends a string's plain run: a quote, a
+    /// backslash, a control character (the end reads as NUL) and, where UTF-8 is
+    /// not known valid yet, a byte past ASCII.
+    fn next_special(&self, i: usize) -> usize;
+    /// The text from `start` to `end`, all of it checked by the scan.
+    fn str(&self, start: usize, end: usize) -> &'a str;
+    /// Whether bytes past ASCII need checking (`utf8_char`).
+    const CHECK_UTF8: bool;
+
+    /// The string whose opening quote is at `i`: the index after its closing
+    /// quote and whether it holds escapes; None when it is not a valid string.
+    fn string_end(&self, i: usize) -> Option<(usize, bool)>
+    where
+        Self: Sized,
+    {
+        let mut i = i + 1;
+        let mut escaped = false;
+        loop {
+            i = self.next_special(i);
+            match self.byte(i) {
+                b'"' => return Some((i + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    i = escape(self, i)?;
+                }
+                b if b >= 0x80 && Self::CHECK_UTF8 => i = utf8_char(self, i)?,
+                // A control character (or the end): not allowed in a JSON string.
+                _ => return None,
+            }
+        }
+    }
+}
+
+struct SliceSource<'a>(&'a str);
+
+impl<'a> Source<'a> for SliceSource<'a> {
+    const CHECK_UTF8: bool = false;
+
+    fn byte(&self, i: usize) -> u8 {
+        self.0.as_bytes().get(i).copied().unwrap_or(0)
+    }
+
+    fn end(&self, i: usize) -> bool {
+        i == self.0.len()
+    }
+
+    fn next_special(&self, i: usize) -> usize {
+        next_special(self.0.as_bytes(), i)
+    }
+
+    fn str(&self, start: usize, end: usize) -> &'a str {
+        &self.0[start..end]
+    }
+}
+
+struct CSource<'a>(*const u8, std::marker::PhantomData<&'a u8>);
+
+impl<'a> Source<'a> for CSource<'a> {
+    const CHECK_UTF8: bool = true;
+
+    fn byte(&self, i: usize) -> u8 {
+        // SAFETY: every byte before `i` was read and is not NUL (see the trait).
+        unsafe { *self.0.add(i) }
+    }
+
+    fn end(&self, i: usize) -> bool {
+        self.byte(i) == 0
+    }
+
+    fn next_special(&self, i: usize) -> usize {
+        // SAFETY: as `byte`.
+        unsafe { next_special_c(self.0, i) }
+    }
+
+    /// Walks the special bytes of each 32-byte run from one mask (an escape every
+    /// line costs no new load and no new entry).
+    #[cfg(target_arch = "x86_64")]
+    fn string_end(&self, i: usize) -> Option<(usize, bool)> {
+        let p = self.0 as usize;
+        let mut escaped = false;
+        // SAFETY: as `next_special_c`: a run is read only once a byte in it is known
+        // to lie at or before the NUL.
+        let mut run = (p + i + 1) & !31;
+        let mut mask = unsafe { run_mask_c(run, p + i + 1 - run) } & !0u32 << (p + i + 1 - run);
+        loop {
+            while mask != 0 {
+                let at = run + mask.trailing_zeros() as usize - p;
+                let next = match self.byte(at) {
+                    b'"' => return Some((at + 1, escaped)),
+                    b'\\' => {
+                        escaped = true;
+                        escape(self, at)?
+                    }
+                    b if b >= 0x80 => utf8_char(self, at)?,
+                    _ => return None,
+                };
+                let past = p + next - run;
+                if past >= 32 {
+                    run = (p + next) & !31;
+                    mask = unsafe { run_mask_c(run, p + next - run) } & !0u32 << (p + next - run);
+                } else {
+                    mask &= !0u32 << past;
+                }
+            }
+            run += 32;
+            mask = unsafe { run_mask_c(run, 0) };
+        }
+    }
+
+    fn str(&self, start: usize, end: usize) -> &'a str {
+        // SAFETY: the scan read these bytes, all before the NUL, and checked them:
+        // ASCII outside strings, whole UTF-8 characters inside (`utf8_char`).
+        unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+                self.0.add(start),
+                end - start,
+            ))
+        }
+    }
+}
+
+struct Scanner<S> {
+    src: S,
+    pos: usize,
+}
+
+impl<'a, S: Source<'a>> Scanner<S> {
+    fn document(&mut self) -> Option<Node<'a>> {
+        let root = self.value(0)?;
+        self.skip_ws();
+        self.src.end(self.pos).then_some(root)
+    }
+
+    fn skip_ws(&mut self) {
+        while let b' ' | b'\n' | b'\t' | b'\r' = self.src.byte(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> u8 {
+        self.src.byte(self.pos)
+    }
+
+    fn node(&self, start: usize, kind: Kind<'a>) -> Node<'a> {
+        Node {
+            raw: self.src.str(start, self.pos),
+            kind,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        // One byte at a time, stopping at the first that differs (a C string's NUL).
+        let matches = word
+            .iter()
+            .enumerate()
+            .all(|(k, &w)| self.src.byte(self.pos + k) == w);
+        if matches {
+            self.pos += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Node<'a>> {
+        self.skip_ws();
+        let start = self.pos;
+        let kind = match self.peek() {
+            b'"' => Kind::Str {
+                escaped: self.string()?,
+            },
+            b'{' => self.object(depth + 1)?,
+            b'[' => self.array(depth + 1)?,
+            b't' => self.literal(b"true").map(|_| Kind::Bool(true))?,
+            b'f' => self.literal(b"false").map(|_| Kind::Bool(false))?,
+            b'n' => self.literal(b"null").map(|_| Kind::Null)?,
+            b'-' | b'0'..=b'9' => {
+                self.number()?;
+                Kind::Number
+            }
+            _ => return None,
+        };
+        Some(self.node(start, kind))
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Kind<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == b']' {
+            self.pos += 1;
+            return Some(Kind::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(Kind::Array(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Kind<'a>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == b'}' {
+            self.pos += 1;
+            return Some(Kind::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != b'"' {
+                return None;
+            }
+            let start = self.pos;
+            let escaped = self.string()?;
+            let raw = self.src.str(start, self.pos);
+            let key = if escaped {
+                Cow::Owned(serde_json::from_str::<String>(raw).ok()?)
+            } else {
+                Cow::Borrowed(&raw[1..raw.len() - 1])
+            };
+            self.skip_ws();
+            if self.peek() != b':' {
+                return None;
+            }
+            self.pos += 1;
+            let value = self.value(depth)?;
+            members.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                b',' => self.pos += 1,
+                b'}' => {
+                    self.pos += 1;
+                    return Some(Kind::Object(members));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == b'-' {
+            self.pos += 1;
+        }
+        match self.peek() {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == b'.' {
+            self.pos += 1;
+            if !self.peek().is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        if let b'e' | b'E' = self.peek() {
+            self.pos += 1;
+            if let b'+' | b'-' = self.peek() {
+                self.pos += 1;
+            }
+            if !self.peek().is_ascii_digit() {
+                return None;
+            }
+            self.digits();
+        }
+        // "01", "1.5.2", "-x": what follows must end the number.
+        match self.peek() {
+            b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' => None,
+            _ => Some(()),
+        }
+    }
+
+    fn digits(&mut self) {
+        while self.peek().is_ascii_digit() {
+            self.pos += 1;
+        }
+    }
+
+    /// A string from its opening quote; whether it holds escapes.
+    fn string(&mut self) -> Option<bool> {
+        let (end, escaped) = self.src.string_end(self.pos)?;
+        self.pos = end;
+        Some(escaped)
+    }
+}
+
+/// Checks the UTF-8 character starting at `i` (a byte past ASCII) as
+/// `std::str::from_utf8` would; the index after it.
+fn utf8_char<'a>(src: &impl Source<'a>, i: usize) -> Option<usize> {
+    let first = src.byte(i);
+    let (second, more) = match first {
+        0xC2..=0xDF => (0x80..=0xBF, 0),
+        0xE0 => (0xA0..=0xBF, 1),
+        0xE1..=0xEC | 0xEE..=0xEF => (0x80..=0xBF, 1),
+        0xED => (0x80..=0x9F, 1),
+        0xF0 => (0x90..=0xBF, 2),
+        0xF1..=0xF3 => (0x80..=0xBF, 2),
+        0xF4 => (0x80..=0x8F, 2),
+        _ => return None,
+    };
+    if !second.contains(&src.byte(i + 1)) {
+        return None;
+    }
+    for k in 0..more {
+        if !(0x80..=0xBF).contains(&src.byte(i + 2 + k)) {
+            return None;
+        }
+    }
+    Some(i + 2 + more)
+}
+
+/// Whether a string byte ends the plain run: a quote, a backslash or a control character.
+fn special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The index of the first special byte at or after `i` (`bytes.len()` when none):
+/// 16 bytes a step with SSE2, which every x86_64 CPU has.
+#[cfg(target_arch = "x86_64")]
+fn next_special(bytes: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8};
+    // SAFETY: SSE2 is part of x86_64; every load reads 16 bytes inside `bytes`.
+    unsafe {
+        while i + 16 <= bytes.len() {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(i) as *const __m128i);
+            let mask = _mm_movemask_epi8(specials16(v));
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < bytes.len() && !special(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Bytes that are a quote, a backslash or a control character, as 0xFF.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn specials16(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_max_epu8, _mm_or_si128, _mm_set1_epi8};
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let backslash = _mm_set1_epi8(b'\\' as i8);
+    let control = _mm_set1_epi8(0x1F);
+    _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+        // max(b, 0x1F) == 0x1F: b <= 0x1F, unsigned.
+        _mm_cmpeq_epi8(_mm_max_epu8(v, control), control),
+    )
+}
+
+/// One bit per byte of the 32-byte-aligned run at `at`: a quote, a backslash, a
+/// control character (the NUL included) or a byte past ASCII. The loads are
+/// aligned as C's own `strlen` reads: a run never crosses a page, so when one of
+/// its bytes lies at or before the string's NUL the whole run is readable; bytes
+/// past the NUL are never used (the NUL is special and comes first). The loads
+/// are an `asm!` block, outside what Rust's memory model sees, as a call to
+/// `strlen` would be.
+///
+/// # Safety
+/// `at` is 32-aligned and its byte `skip` (< 32) is a byte of a NUL-terminated
+/// string at or before its NUL.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn run_mask_c(at: usize, skip: usize) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_setzero_si128,
+    };
+    #[inline(always)]
+    unsafe fn load16(at: usize) -> __m128i {
+        let v: __m128i;
+        std::arch::asm!(
+            "movdqa {v}, [{at}]",
+            at = in(reg) at,
+            v = out(xmm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        v
+    }
+    // High bits: bytes past ASCII.
+    let bits = |v: __m128i| _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32;
+    // Nor a first half wholly before the string: only bytes the caller skips.
+    if skip >= 16 {
+        return bits(load16(at + 16)) << 16;
+    }
+    let lo = load16(at);
+    // The second half only while the first holds no NUL from byte `skip` on (the
+    // bytes before are not the string's): each 16-byte load then holds a byte of
+    // the string, the one way of reading past its end that valgrind's
+    // partial-loads-ok takes as well.
+    let nul = (_mm_movemask_epi8(_mm_cmpeq_epi8(lo, _mm_setzero_si128())) as u32) >> skip;
+    if nul != 0 {
+        return bits(lo);
+    }
+    bits(lo) | bits(load16(at + 16)) << 16
+}
+
+/// `next_special` in a C string, bytes past ASCII included, where the length is
+/// not known: 32 bytes a step, from the 32-aligned run that holds byte `i`.
+///
+/// # Safety
+/// `p` is a NUL-terminated string and no byte before `i` is its NUL.
+#[cfg(target_arch = "x86_64")]
+unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
+    let start = p as usize + i;
+    let mut run = start & !31;
+    let mask = run_mask_c(run, start - run) >> (start - run);
+    if mask != 0 {
+        return i + mask.trailing_zeros() as usize;
+    }
+    loop {
+        run += 32;
+        let mask = run_mask_c(run, 0);
+        if mask != 0 {
+            return run - p as usize + mask.trailing_zeros() as usize;
+        }
+    }
+}
+
+/// Elsewhere: one byte at a time.
+///
+/// # Safety
+/// As the x86_64 one.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn next_special_c(p: *const u8, mut i: usize) -> usize {
+    loop {
+        let b = *p.add(i);
+        if special(b) || b >= 0x80 {
+            return i;
+        }
+        i += 1;
+    }
+}
+
+/// The same, 8 bytes a step (SWAR) elsewhere.
+#[cfg(not(target_arch = "x86_64"))]
+fn next_special(bytes: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while i + 8 <= bytes.len() {
+        let w = u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or([0; 8]));
+        let q = w ^ (LO * b'"' as u64);
+        let s = w ^ (LO * b'\\' as u64);
+        let hit = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if hit != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && !special(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Checks the escape at `i` (a backslash); the index after it. A `\u` high
+/// surrogate must be followed by a `\u` low surrogate, and a low one may not
+/// stand alone (serde_json's rules for a string).
+fn escape<'a>(src: &impl Source<'a>, i: usize) -> Option<usize> {
+    match src.byte(i + 1) {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
+        b'u' => {
+            let n = hex4(src, i + 2)?;
+            match n {
+                0xDC00..=0xDFFF => None,
+                0xD800..=0xDBFF => {
+                    if src.byte(i + 6) != b'\\' || src.byte(i + 7) != b'u' {
+                        return None;
+                    }
+                    let low = hex4(src, i + 8)?;
+                    (0xDC00..=0xDFFF).contains(&low).then_some(i + 12)
+                }
+                _ => Some(i + 6),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Four hex digits at `at`, read one at a time (stopping at the first that is not one).
+fn hex4<'a>(src: &impl Source<'a>, at: usize) -> Option<u16> {
+    let mut n = 0u16;
+    for k in 0..4 {
+        n = n * 16 + (src.byte(at + k) as char).to_digit(16)? as u16;
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_verdict(text: &str) {
+        let ours = JsonText::parse(text);
+        let serde = serde_json::from_str::<Value>(text);
+        match (&ours, &serde) {
+            (Ok(_), Ok(_)) => {}
+            (Err(Unscanned::Invalid(a)), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "{text:?}")
+            }
+            _ => panic!("{text:?}: ours {ours:?}, serde {serde:?}"),
+        }
+    }
+
+    #[test]
+    fn accepts_and_refuses_as_serde_json_does() {
+        for text in [
+            r#"{"a":1}"#,
+            r#" { "a" : [ 1 , -0.5e+3 , true , false , null , "x" ] } "#,
+            r#"{}"#,
+            r#"[]"#,
+            r#""s""#,
+            r#"12345678901234567890123456789012345678901234567890"#,
+            r#"{"a":"\ud83d\ude00 \" \\ \/ \b \f \n \r \t \u00e9"}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            r#"{"a":"\ud800x"}"#,
+            r#"{"\ud800":1}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":tru}"#,
+            r#"{"a":nul}"#,
+            "",
+            "   ",
+            r#"{"a":"unterminated"#,
+            r#"{"a":1"#,
+            r#"{"a":NaN}"#,
+            "{\"a\":\"\u{7f}\u{e9}\"}",
+        ] {
+            same_verdict(text);
+        }
+        for depth in [126, 127, 128, 129] {
+            same_verdict(&format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            let objects = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+            same_verdict(&objects);
+        }
+    }
+
+    #[test]
+    fn the_plain_run_ends_at_the_first_special_byte() {
+        let mut text = vec![b'a'; 100];
+        assert_eq!(next_special(&text, 0), 100);
+        for (at, b) in [
+            (0, b'"'),
+            (15, b'\\'),
+            (16, 0x1F),
+            (17, 0x00),
+            (63, b'\n'),
+            (99, b'"'),
+        ] {
+            text[at] = b;
+            assert_eq!(next_special(&text, 0), at, "{b:#x} at {at}");
+            assert_eq!(next_special(&text, at + 1), 100, "after {at}");
+            text[at] = b'a';
+        }
+        for b in [0x20, 0x7F, 0x80, 0xFF, b'\''] {
+            text[40] = b;
+            assert_eq!(next_special(&text, 0), 100, "{b:#x}");
+        }
+    }
+
+    /// The C-string scan takes what the slice scan takes, and gives up (for the
+    /// long way to report) on whatever is not UTF-8 and JSON.
+    #[test]
+    fn a_c_string_scans_as_its_text_does() {
+        let mut texts: Vec<Vec<u8>> = [
+            r#"{"a":"caf\u00e9 é 中文 😀 \ud83d\ude00","b":[1,-2.5e3,true,null]}"#,
+            r#"  {"k" : "v"}  "#,
+            r#"{"a":1} x"#,
+            r#"{"a":"\ud800"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"{"a":"unterminated"#,
+            r#"{"a":tru"#,
+            r#"{"a":1"#,
+            "",
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+        // Invalid UTF-8 inside and outside a string, and a cut character.
+        texts.push(b"{\"a\":\"\xff\"}".to_vec());
+        texts.push(b"{\"a\":\"\xe4\xb8\"}".to_vec());
+        texts.push(b"{\"a\":\"\xed\xa0\x80\"}".to_vec());
+        texts.push(b"{\"a\":\"\xc0\xaf\"}".to_vec());
+        texts.push(b"{\xc3\xa9:1}".to_vec());
+        // Strings long enough for several blocks, specials at every offset.
+        for at in 0..160 {
+            let mut long = vec![b'x'; 200];
+            long[at] = b'\n';
+            let mut t = b"{\"a\":\"".to_vec();
+            t.extend_from_slice(&long);
+            t.extend_from_slice(b"\"}");
+            texts.push(t.clone());
+            long[at] = b'"';
+            let mut t = b"{\"a\":\"".to_vec();
+            t.extend_from_slice(&long);
+            t.extend_from_slice(b"\"}");
+            texts.push(t);
+        }
+        for text in texts {
+            let c = std::ffi::CString::new(text.clone()).unwrap();
+            let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+            let expected = std::str::from_utf8(&text)
+                .ok()
+                .and_then(|t| JsonText::parse(t).ok());
+            match (ours, expected) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a.text(), b.text());
+                    assert_eq!(format!("{:?}", a.root()), format!("{:?}", b.root()));
+                }
+                (None, None) => {}
+                (a, b) => panic!(
+                    "{:?}: C scan {a:?}, text scan {b:?}",
+                    String::from_utf8_lossy(&text)
+                ),
+            }
+        }
+    }
+
+    /// Texts made of JSON's own pieces (and some that break it): the scan takes
+    /// what serde_json takes and refuses the rest with serde_json's words, and the
+    /// C-string scan agrees with both.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
+        const PIECES: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "\"",
+            "\"k\"",
+            "\"v\"",
+            "1",
+            "-",
+            "0",
+            "01",
+            ".5",
+            "e3",
+            "E-2",
+            "true",
+            "false",
+            "null",
+            "tru",
+            "\\",
+            "\\n",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "\\ud800\\u0041",
+            "\\x",
+            "\\u12",
+            "é",
+            "中",
+            "😀",
+            "\u{1}",
+            "\t",
+            "\u{7f}",
+            "123456789012345678901234567890",
+        ];
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..24)
+            .prop_map(|parts| parts.concat())
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_texts_scan_as_serde_json_reads_them(text in pieces()) {
+            same_verdict(&text);
+            // Wrapped in an object, so most texts reach the string and number rules.
+            same_verdict(&format!("{{\"a\":{text}}}"));
+            same_verdict(&format!("{{\"a\":\"{text}\"}}"));
+            for t in [text.clone(), format!("{{\"a\":\"{text}\"}}")] {
+                if t.contains('\0') {
+                    continue;
+                }
+                let c = std::ffi::CString::new(t.clone()).unwrap();
+                let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                let theirs = JsonText::parse(&t).ok();
+                proptest::prop_assert_eq!(
+                    ours.as_ref().map(|j| format!("{:?}", j.root())),
+                    theirs.as_ref().map(|j| format!("{:?}", j.root()))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_borrowed_and_decoded_on_demand() {
+        let t = JsonText::parse(r#"{"a":"plain","b":"x\u0041","a\u0062c":1}"#).unwrap();
+        let root = t.root();
+        assert!(matches!(
+            root.get("a").unwrap().as_str(),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(root.get("b").unwrap().as_str().unwrap(), "xA");
+        assert_eq!(root.get("abc").unwrap().raw, "1");
+    }
+
+    #[test]
+    fn repeated_keys_read_the_last() {
+        let t = JsonText::parse(r#"{"a":1,"a":2}"#).unwrap();
+        assert_eq!(t.root().get("a").unwrap().raw, "2");
+    }
+
+    #[test]
+    fn integers_read_as_serde_json_reads_them() {
+        for n in [
+            "0",
+            "-0",
+            "12",
+            "-12",
+            "1.0",
+            "1e3",
+            "9223372036854775807",
+            "9223372036854775808",
+        ] {
+            let t = JsonText::parse(n).unwrap();
+            let v: Value = serde_json::from_str(n).unwrap();
+            assert_eq!(t.root().as_i64(), v.as_i64(), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_member_is_set_in_place_or_appended() {
+        let set = |text: &str| {
+            JsonText::parse(text)
+                .unwrap()
+                .with_member("stream", "true")
+                .map(|b| String::from_utf8(b).unwrap())
+        };
+        assert_eq!(set(r#"{"a":1}"#).unwrap(), r#"{"a":1,"stream":true}"#);
+        assert_eq!(set(r#" { } "#).unwrap(), r#" {"stream":true } "#);
+        assert_eq!(set("{\"a\":1 }").unwrap(), "{\"a\":1,\"stream\":true }");
+        assert_eq!(
+            set(r#"{"stream": false, "a":1}"#).unwrap(),
+            r#"{"stream": true, "a":1}"#
+        );
+        assert_eq!(
+            set(r#"{"stream":1,"stream":null}"#).unwrap(),
+            r#"{"stream":true,"stream":true}"#
+        );
+        assert_eq!(set(r#"{"stream":true}"#), None);
+        assert_eq!(
+            set(r#"{"a":{"stream":false}}"#).unwrap(),
+            r#"{"a":{"stream":false},"stream":true}"#
+        );
+    }
+}
