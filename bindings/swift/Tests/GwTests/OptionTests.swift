@@ -105,6 +105,58 @@ extension GwTests {
             #expect(!all.isEmpty)
             #expect(!all.joined().contains("sk-log-secret"))
         }
+
+        @Test func aReplacedLoggerIsReleasedAndTheCurrentOneKeepsLogging() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            weak var weakOld: Token?
+            let old = LineBox()
+            do {
+                let token = Token()
+                weakOld = token
+                Gw.setLogger(maxLevel: .debug) { _, line in token.touch(); old.add(line) }
+            }
+            _ = try? await gw.chat(chatJSON("to the first logger"))
+            #expect(!old.all().isEmpty)
+            let lines = LineBox()
+            weak var weakCurrent: Token?
+            do {
+                let token = Token()
+                weakCurrent = token
+                Gw.setLogger(maxLevel: .debug) { _, line in token.touch(); lines.add(line) }
+            }
+            // Released as setLogger returns, with what the closure captures.
+            #expect(weakOld == nil)
+            #expect(weakCurrent != nil)
+            let before = old.all().count
+            _ = try? await gw.chat(chatJSON("to the second logger"))
+            #expect(!lines.all().isEmpty)
+            #expect(old.all().count == before)
+            Gw.setLogger(nil)
+            #expect(weakCurrent == nil)
+        }
+
+        @Test func aLoggerReplacedFromInsideItsOwnCallIsReleasedAfterThatCall() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            let lines = LineBox()
+            weak var weakFirst: Token?
+            do {
+                let token = Token()
+                weakFirst = token
+                Gw.setLogger(maxLevel: .debug) { _, _ in
+                    token.touch()
+                    // The running call still uses `token`: it is released once this returns.
+                    Gw.setLogger(maxLevel: .debug) { _, line in lines.add(line) }
+                    token.touch()
+                }
+            }
+            defer { Gw.setLogger(nil) }
+            _ = try? await gw.chat(chatJSON("swapped inside"))
+            #expect(weakFirst == nil)
+            _ = try? await gw.chat(chatJSON("to the new logger"))
+            #expect(!lines.all().isEmpty)
+        }
     }
 
     /// Per-call options through the call's derived handle.
@@ -172,6 +224,13 @@ extension GwTests {
             #expect(e?.kind == .timeout)
         }
     }
+}
+
+/// Something a logger closure captures, to see when the closure is released.
+final class Token: @unchecked Sendable {
+    private let lock = NSLock()
+    private var uses = 0
+    func touch() { lock.locked { uses += 1 } }
 }
 
 final class LineBox: @unchecked Sendable {
