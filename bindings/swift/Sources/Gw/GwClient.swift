@@ -112,12 +112,12 @@ public enum Gw {
     public static func decodeEmbedding(_ base64: String) throws -> [Float] {
         var floats: UnsafeMutablePointer<Float>?
         var count = 0
-        let status = try withCString(base64, "base64") { gw_embedding_decode($0, &floats, &count) }
+        var err: UnsafeMutablePointer<CChar>?
+        let status = try withCString(base64, "base64") { gw_embedding_decode_err($0, &floats, &count, &err) }
         defer { gw_free(floats) }
+        let errText = takeString(err)
         guard status == 0 else {
-            throw GwError(
-                status: Int(status), message: "embedding: " + String(cString: gw_last_error()),
-                type: "invalid_request_error", param: "embedding")
+            throw GwError(status: Int(status), errorJSON: errText, response: nil)
         }
         guard let floats else { return [] }
         return Array(UnsafeBufferPointer(start: floats, count: count))

@@ -142,6 +142,19 @@ extension GwTests {
             #expect(bad?.kind == .invalidArgument)
         }
 
+        @Test func badBase64EmbeddingsFailWithGwsMessage() throws {
+            let bad = #expect(throws: GwError.self) { try Gw.decodeEmbedding("not base64!") }
+            #expect(bad?.kind == .invalidArgument)
+            #expect(bad?.param == "base64")
+            #expect(bad?.message.contains("not valid base64") == true)
+            // Two bytes: valid base64, but not whole float32s.
+            let short = #expect(throws: GwError.self) { try Gw.decodeEmbedding("AAA=") }
+            #expect(short?.kind == .invalidArgument)
+            #expect(short?.message.contains("whole number of float32") == true)
+            #expect(try Gw.decodeEmbedding("AACAPw==") == [1.0])
+            #expect(try Gw.decodeEmbedding("") == [])
+        }
+
         @Test func generateContentPutsTheKeyInTheQuery() async throws {
             try await Mock.reset()
             let gw = try Mock.client()
