@@ -231,27 +231,13 @@ final class StreamCall: @unchecked Sendable {
         case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
         case .ready, .open: break
         }
-        if Task.isCancelled {
-            fail(CancellationError())
-            throw CancellationError()
-        }
-        let step: Step
-        do {
-            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: false) }
-        } catch {
-            fail(error)
-            throw error
-        }
+        let step = try await blockingStep(drain: false)
         if let e = step.event { return e }
         if step.final != nil {
             if let meta = step.meta { options.onResponse?(meta) }
             return nil
         }
-        let error: any Error =
-            Task.isCancelled
-            ? CancellationError() : GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
-        fail(error)
-        throw error
+        throw stepError(step)
     }
 
     func result() async throws -> Data {
@@ -265,26 +251,36 @@ final class StreamCall: @unchecked Sendable {
                 type: "invalid_request_error", code: "stream_abandoned")
         case .ready, .open: break
         }
-        if Task.isCancelled {
-            fail(CancellationError())
-            throw CancellationError()
-        }
-        let step: Step
-        do {
-            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: true) }
-        } catch {
-            fail(error)
-            throw error
-        }
+        let step = try await blockingStep(drain: true)
         if let final = step.final {
             if let meta = step.meta { options.onResponse?(meta) }
             return final
         }
+        throw stepError(step)
+    }
+
+    /// `step(drain:)` on a pool thread, unless the Task is cancelled; a failure fails the
+    /// stream.
+    private func blockingStep(drain: Bool) async throws -> Step {
+        if Task.isCancelled {
+            fail(CancellationError())
+            throw CancellationError()
+        }
+        do {
+            return try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: drain) }
+        } catch {
+            fail(error)
+            throw error
+        }
+    }
+
+    /// The error of a step that ended the stream without its end (the stream fails with it).
+    private func stepError(_ step: Step) -> any Error {
         let error: any Error =
             Task.isCancelled
             ? CancellationError() : GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
         fail(error)
-        throw error
+        return error
     }
 
     /// One blocking step on a pool thread: open if needed, then the next event (or, with
