@@ -64,6 +64,29 @@ extension GwTests {
             #expect(again["id"]?.stringValue == "c1")
         }
 
+        @Test func completionsAndChunksRoundTripEveryField() throws {
+            let completion: JSONValue = [
+                "id": "c2", "object": "chat.completion", "created": 7, "model": "gpt-test",
+                "choices": [["index": 1, "message": ["role": "assistant", "content": "hi"], "finish_reason": "stop", "logprobs": ["x": 1]]],
+                "usage": ["prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3], "service_tier": "t",
+            ]
+            let c = try JSONDecoder().decode(ChatCompletion.self, from: Data(completion.jsonString.utf8))
+            #expect(c.created == 7 && c.model == "gpt-test" && c.usage?.totalTokens == 3)
+            #expect(c.choices.first?.index == 1 && c.choices.first?.finishReason == "stop" && c.text == "hi")
+            #expect(c.choices.first?.extra["logprobs"] == ["x": 1])
+            #expect(try JSONValue(data: JSONEncoder().encode(c)) == completion)
+
+            let chunk: JSONValue = [
+                "id": "c3", "object": "chat.completion.chunk", "created": 8, "model": "gpt-test",
+                "choices": [["index": 0, "delta": ["role": "assistant", "content": "h"], "finish_reason": "length", "logprobs": ["y": 2]]],
+                "service_tier": "t",
+            ]
+            let k = try JSONDecoder().decode(ChatCompletionChunk.self, from: Data(chunk.jsonString.utf8))
+            #expect(k.choices.first?.delta?.text == "h" && k.choices.first?.finishReason == "length")
+            #expect(k.extra["service_tier"]?.stringValue == "t" && k.usage == nil)
+            #expect(try JSONValue(data: JSONEncoder().encode(k)) == chunk)
+        }
+
         @Test func chatDataInDataOut() async throws {
             try await Mock.reset()
             let gw = try Mock.client()

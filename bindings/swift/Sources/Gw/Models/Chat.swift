@@ -355,40 +355,23 @@ public struct ChatCompletion: Codable, Sendable, Hashable {
         public var extra: [String: JSONValue]
 
         public init(from decoder: any Decoder) throws {
-            var d = try ModelDecoder(decoder)
-            index = try d.opt("index") ?? 0
-            message = try d.opt("message")
-            finishReason = try d.opt("finish_reason")
-            extra = try d.extra()
+            let c = try ChatChoiceCoding(decoder, "message")
+            (index, message, finishReason, extra) = (c.index, c.message, c.finishReason, c.extra)
         }
         public func encode(to encoder: any Encoder) throws {
-            var e = ModelEncoder(encoder)
-            try e.put("index", index)
-            try e.put("message", message)
-            try e.put("finish_reason", finishReason)
-            try e.extra(extra)
+            try ChatChoiceCoding(index: index, message: message, finishReason: finishReason, extra: extra)
+                .encode(to: encoder, "message")
         }
     }
 
     public init(from decoder: any Decoder) throws {
-        var d = try ModelDecoder(decoder)
-        id = try d.opt("id")
-        object = try d.opt("object")
-        created = try d.opt("created")
-        model = try d.opt("model")
-        choices = try d.opt("choices") ?? []
-        usage = try d.opt("usage")
-        extra = try d.extra()
+        let c = try ChatCompletionCoding<Choice>(decoder)
+        (id, object, created, model, choices, usage, extra) = (c.id, c.object, c.created, c.model, c.choices, c.usage, c.extra)
     }
     public func encode(to encoder: any Encoder) throws {
-        var e = ModelEncoder(encoder)
-        try e.put("id", id)
-        try e.put("object", object)
-        try e.put("created", created)
-        try e.put("model", model)
-        try e.put("choices", choices)
-        try e.put("usage", usage)
-        try e.extra(extra)
+        try ChatCompletionCoding(
+            id: id, object: object, created: created, model: model, choices: choices, usage: usage, extra: extra
+        ).encode(to: encoder)
     }
 }
 
@@ -430,22 +413,40 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
         public var extra: [String: JSONValue]
 
         public init(from decoder: any Decoder) throws {
-            var d = try ModelDecoder(decoder)
-            index = try d.opt("index") ?? 0
-            delta = try d.opt("delta")
-            finishReason = try d.opt("finish_reason")
-            extra = try d.extra()
+            let c = try ChatChoiceCoding(decoder, "delta")
+            (index, delta, finishReason, extra) = (c.index, c.message, c.finishReason, c.extra)
         }
         public func encode(to encoder: any Encoder) throws {
-            var e = ModelEncoder(encoder)
-            try e.put("index", index)
-            try e.put("delta", delta)
-            try e.put("finish_reason", finishReason)
-            try e.extra(extra)
+            try ChatChoiceCoding(index: index, message: delta, finishReason: finishReason, extra: extra)
+                .encode(to: encoder, "delta")
         }
     }
 
     public init(from decoder: any Decoder) throws {
+        let c = try ChatCompletionCoding<Choice>(decoder)
+        (id, object, created, model, choices, usage, extra) = (c.id, c.object, c.created, c.model, c.choices, c.usage, c.extra)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        try ChatCompletionCoding(
+            id: id, object: object, created: created, model: model, choices: choices, usage: usage, extra: extra
+        ).encode(to: encoder)
+    }
+}
+
+/// The coding of what ``ChatCompletion`` and ``ChatCompletionChunk`` share (their fields but
+/// the choices' type), written once for both.
+struct ChatCompletionCoding<Choice: Codable> {
+    var id: String?
+    var object: String?
+    var created: Int?
+    var model: String?
+    var choices: [Choice]
+    var usage: ChatUsage?
+    var extra: [String: JSONValue]
+}
+
+extension ChatCompletionCoding {
+    init(_ decoder: any Decoder) throws {
         var d = try ModelDecoder(decoder)
         id = try d.opt("id")
         object = try d.opt("object")
@@ -455,7 +456,8 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
         usage = try d.opt("usage")
         extra = try d.extra()
     }
-    public func encode(to encoder: any Encoder) throws {
+
+    func encode(to encoder: any Encoder) throws {
         var e = ModelEncoder(encoder)
         try e.put("id", id)
         try e.put("object", object)
@@ -463,6 +465,33 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
         try e.put("model", model)
         try e.put("choices", choices)
         try e.put("usage", usage)
+        try e.extra(extra)
+    }
+}
+
+/// The coding of a choice of a completion (its message under `message`) and of a chunk
+/// (under `delta`), written once for both.
+struct ChatChoiceCoding {
+    var index: Int
+    var message: ChatMessage?
+    var finishReason: String?
+    var extra: [String: JSONValue]
+}
+
+extension ChatChoiceCoding {
+    init(_ decoder: any Decoder, _ messageKey: String) throws {
+        var d = try ModelDecoder(decoder)
+        index = try d.opt("index") ?? 0
+        message = try d.opt(messageKey)
+        finishReason = try d.opt("finish_reason")
+        extra = try d.extra()
+    }
+
+    func encode(to encoder: any Encoder, _ messageKey: String) throws {
+        var e = ModelEncoder(encoder)
+        try e.put("index", index)
+        try e.put(messageKey, message)
+        try e.put("finish_reason", finishReason)
         try e.extra(extra)
     }
 }
