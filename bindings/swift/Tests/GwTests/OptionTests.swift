@@ -157,6 +157,42 @@ extension GwTests {
             _ = try? await gw.chat(chatJSON("to the new logger"))
             #expect(!lines.all().isEmpty)
         }
+
+        @Test func loggersSwappedWhileCallsLogAreAllReleased() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            let lines = LineBox()
+            let tokens = WeakTokens()
+            // Handlers set from outside, and handlers that set another from inside their call.
+            @Sendable func swap(_ n: Int) {
+                let token = tokens.make()
+                Gw.setLogger(maxLevel: .debug) { _, line in
+                    token.touch()
+                    lines.add(line)
+                    if n % 3 == 0 {
+                        let inner = tokens.make()
+                        Gw.setLogger(maxLevel: .debug) { _, l in inner.touch(); lines.add(l) }
+                    }
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<4 {
+                    group.addTask { for _ in 0..<10 { _ = try? await gw.chat(chatJSON("busy \(i)")) } }
+                }
+                group.addTask {
+                    for n in 0..<150 {
+                        swap(n)
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                }
+            }
+            Gw.setLogger(nil)
+            #expect(!lines.all().isEmpty)
+            #expect(tokens.made > 150)
+            // A handler swapped from inside its call goes when that call returns.
+            for _ in 0..<100 where tokens.alive > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(tokens.alive == 0)
+        }
     }
 
     /// Per-call options through the call's derived handle.
@@ -231,6 +267,20 @@ final class Token: @unchecked Sendable {
     private let lock = NSLock()
     private var uses = 0
     func touch() { lock.locked { uses += 1 } }
+}
+
+/// Tokens made for logger closures, held weakly: how many are still alive.
+final class WeakTokens: @unchecked Sendable {
+    private struct Ref { weak var token: Token? }
+    private let lock = NSLock()
+    private var refs: [Ref] = []
+    func make() -> Token {
+        let t = Token()
+        lock.locked { refs.append(Ref(token: t)) }
+        return t
+    }
+    var made: Int { lock.locked { refs.count } }
+    var alive: Int { lock.locked { refs.filter { $0.token != nil }.count } }
 }
 
 final class LineBox: @unchecked Sendable {
