@@ -14,8 +14,10 @@ extension Gw {
     /// threads): keep it quick. `nil` turns logging off.
     ///
     /// Once this returns, the handler it replaced is never called again and is released
-    /// (with what it captures). Called from inside a handler, the running handler finishes
-    /// its call first.
+    /// (with what it captures). Called from inside a handler, calls of the replaced one
+    /// already under way (that one included) finish first. When `setLogger` calls overlap
+    /// (from several threads at once), the handlers they replaced are released by the next
+    /// call that runs alone.
     public static func setLogger(maxLevel: GwLogLevel = .info, _ handler: (@Sendable (GwLogLevel, String) -> Void)?) {
         LoggerRegistry.set(handler.map(LoggerBox.init), maxLevel: maxLevel)
     }
