@@ -30,8 +30,9 @@ final class LoggerBox: Sendable {
 
 /// The handlers gw may call. gw gets a number as `user_data`, never a pointer: the trampoline
 /// looks the number up here and holds the box for the length of its call, so dropping a box
-/// from the table can never free one in use. A replaced handler is dropped once it is sure
-/// not to be the one gw has installed, so lines are never lost and boxes never pile up:
+/// from the table can never free one in use (a line gw sends to a handler already dropped
+/// is passed over). A replaced handler is dropped once it is sure not to be the one gw has
+/// installed, so the installed one never misses a line and boxes never pile up:
 ///
 /// - `gw_set_logger` called from outside a handler returns when the replaced one is not
 ///   running and is never called again; from inside a handler it returns at once, and the
