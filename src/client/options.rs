@@ -123,7 +123,7 @@ impl Options {
         if json.trim().is_empty() {
             return Ok(Options::default());
         }
-        crate::options::parse_named(json)
+        crate::client::options::parse_named(json)
     }
 
     /// Fills base URL and key from `GW_BASE_URL` / `GW_API_KEY` where unset.

@@ -21,8 +21,8 @@ use rustls::pki_types::CertificateDer;
 use rustls::RootCertStore;
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
+use crate::client::options::Options;
 use crate::error::Error;
-use crate::options::Options;
 
 /// The TLS settings of a client's agent.
 pub(crate) fn config(options: &Options) -> Result<TlsConfig, Error> {

@@ -4,8 +4,8 @@
 //! and a mock handler), not a new code path: `Client::call` reads the row to
 //! build the URL, place the key, check the body and judge the answer.
 
-use crate::rules;
-use crate::validate::Rule;
+use crate::api::rules;
+use crate::api::validate::Rule;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {

@@ -4,8 +4,8 @@
 
 use ureq::http::{HeaderName, HeaderValue};
 
+use crate::client::options::Options;
 use crate::error::Error;
-use crate::options::Options;
 
 /// Headers gw sets itself or that frame the message: a custom value would
 /// break the body (Content-Length, Transfer-Encoding), be sent twice

@@ -4,6 +4,15 @@
 //! A `Client` is a cheap handle (an `Arc`). `derive` makes another handle on the
 //! same agent (pool) with per-call overrides and a cancel token of its own.
 
+pub(crate) mod call_options;
+pub(crate) mod event_stream;
+pub(crate) mod idempotency;
+pub(crate) mod meta;
+pub(crate) mod options;
+pub(crate) mod redirect;
+pub(crate) mod retry;
+pub(crate) mod tasks;
+
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex};
@@ -14,25 +23,23 @@ use ureq::http::{self, HeaderName, HeaderValue, Response};
 use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
 use ureq::{Agent, Body};
 
-use crate::call_options::CallOptions;
-use crate::cancel::{CallScope, CancelToken};
+use crate::api::multipart::{EncodedForm, Form};
+use crate::api::ops::{self, Auth, BodyKind, Method, Operation, Reply};
+use crate::api::raw_json::{JsonText, Node, Unscanned};
+use crate::api::validate;
+use crate::client::call_options::CallOptions;
+use crate::client::event_stream::EventStream;
+use crate::client::meta::ResponseMeta;
+use crate::client::options::{BaseUrl, Options};
 use crate::error::{http_error_message, Error};
-use crate::event_stream::EventStream;
-use crate::headers;
 use crate::log::{self, Level};
-use crate::meta::ResponseMeta;
-use crate::multipart::{EncodedForm, Form};
-use crate::ops::{self, Auth, BodyKind, Method, Operation, Reply};
-use crate::options::{BaseUrl, Options};
-use crate::raw_json::{JsonText, Node, Unscanned};
-use crate::redirect;
-use crate::retry;
-use crate::route::Route;
-use crate::stream::StreamEvent;
-use crate::tls;
-use crate::transport::{GwResolver, GwTcpConnector};
-use crate::transport_error::map_ureq;
-use crate::validate;
+use crate::net::cancel::{CallScope, CancelToken};
+use crate::net::headers;
+use crate::net::route::Route;
+use crate::net::tls;
+use crate::net::transport::{GwResolver, GwTcpConnector};
+use crate::net::transport_error::map_ureq;
+use crate::stream::driver::StreamEvent;
 
 const MAX_REDIRECTS: usize = 5;
 /// An error body is only read for its message: no need to take a huge one in.
@@ -471,7 +478,7 @@ impl Client {
     }
 
     /// Streams an operation: `on_event` sees each event and returns false to
-    /// cancel. Returns the assembled final object (see `stream.rs`). Written on
+    /// cancel. Returns the assembled final object (see `stream/driver.rs`). Written on
     /// the pull API (`stream_open`): one stream driver, not two.
     pub fn stream(
         &self,
@@ -574,7 +581,7 @@ impl Client {
     ) -> Result<String, Error> {
         loop {
             let response = self.send(out, deadline, tally)?;
-            crate::cancel::take_reset_seen();
+            crate::net::cancel::take_reset_seen();
             let failure = match self
                 .read_text(response, self.options.max_response_bytes)
                 .and_then(|text| judge(reply, text))
@@ -582,7 +589,7 @@ impl Client {
                 Ok(text) => return Ok(text),
                 // ureq ends a body without length at a reset as if the server closed it:
                 // what looks like a bad answer is a broken connection.
-                Err(Error::Decode(_)) if crate::cancel::take_reset_seen() => {
+                Err(Error::Decode(_)) if crate::net::cancel::take_reset_seen() => {
                     Error::Network("connection reset by the server while reading the answer".into())
                 }
                 Err(e) => {
@@ -631,7 +638,7 @@ impl Client {
             tally.key = match &self.idempotency_key {
                 Some(key) => Some(key.clone()),
                 None if self.options.idempotency_keys => {
-                    HeaderValue::from_str(&crate::idempotency::new_key()).ok()
+                    HeaderValue::from_str(&crate::client::idempotency::new_key()).ok()
                 }
                 None => None,
             };
@@ -858,7 +865,7 @@ impl Client {
         };
         let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
         // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
-        crate::cancel::set_read_idle(None);
+        crate::net::cancel::set_read_idle(None);
         let result = match body {
             Some((content_type, payload)) => {
                 let builder = builder.header(http::header::CONTENT_TYPE, content_type);
@@ -883,7 +890,7 @@ impl Client {
         };
         // The head is in (or the attempt is over): from here every read of the body or
         // stream may be silent for read_timeout_ms at most.
-        crate::cancel::set_read_idle(self.options.read_timeout());
+        crate::net::cancel::set_read_idle(self.options.read_timeout());
         if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
             tally.head_timed_out = true;
         }
@@ -933,7 +940,7 @@ impl Client {
             {
                 too_large()
             } else {
-                crate::transport_error::map_io(e)
+                crate::net::transport_error::map_io(e)
             }
         })?;
         if bytes.len() as u64 > limit {
@@ -1007,7 +1014,7 @@ fn parse_serialised(text: &str) -> Result<JsonText<'_>, Error> {
 /// Checks a 2xx answer against what the operation promises.
 fn judge(reply: Reply, text: String) -> Result<String, Error> {
     if let Reply::Json(fields) = reply {
-        if crate::chunk_scan::object_has_fields(&text, fields) {
+        if crate::stream::chunk_scan::object_has_fields(&text, fields) {
             return Ok(text);
         }
         // Not JSON, not an object, a field missing: the general way below says which.

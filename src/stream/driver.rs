@@ -6,12 +6,12 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
-use crate::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
+use crate::api::ops::StreamKind;
 use crate::error::Error;
-use crate::ops::StreamKind;
-use crate::sse::{SseError, SseEvent, SseParser};
-use crate::transport_error::map_io;
+use crate::net::transport_error::map_io;
+use crate::stream::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
+use crate::stream::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
+use crate::stream::sse::{SseError, SseEvent, SseParser};
 
 /// One event as the caller sees it. Borrowed: valid until the stream moves on.
 #[derive(Debug)]

@@ -14,8 +14,8 @@
 use ureq::http::Uri;
 use ureq::{Proxy, ProxyProtocol};
 
+use crate::client::options::{Options, Origin};
 use crate::error::Error;
-use crate::options::{Options, Origin};
 
 /// The environment variables ureq reads a proxy from, in its order.
 const PROXY_ENV: &[&str] = &[
