@@ -6,6 +6,8 @@
 
 use crate::api::rules;
 use crate::api::validate::Rule;
+/// Named by an operation's row; defined where streams are read.
+pub use crate::stream::driver::StreamKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -45,14 +47,6 @@ pub enum Reply {
     Json(&'static [&'static str]),
     /// A vendor-style body whose integer `code` is `ok` on success.
     VendorCode { ok: i64 },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamKind {
-    /// `data:` chunks ending with `[DONE]`.
-    Chat,
-    /// Named events ending with `response.completed`.
-    Responses,
 }
 
 #[derive(Debug)]

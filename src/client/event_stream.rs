@@ -9,13 +9,13 @@ use std::time::Instant;
 use ureq::http;
 use ureq::BodyReader;
 
-use crate::api::ops::{Auth, Method, Operation, StreamKind};
+use crate::api::ops::{Auth, Method, Operation};
 use crate::api::raw_json::JsonText;
 use crate::client::{Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
 use crate::net::cancel::{CallScope, CancelToken};
-use crate::stream::driver::{self, Step, StreamDriver, StreamEvent};
+use crate::stream::driver::{self, Step, StreamDriver, StreamEvent, StreamKind};
 use crate::stream::sse::SseParser;
 use crate::Client;
 
@@ -171,7 +171,8 @@ impl EventStream {
         Ok(StreamDriver::new(self.kind, parser)
             .assembly_limit(limit)
             .assemble(self.assemble)
-            .interrupt(Arc::new(interrupt)))
+            .interrupt(Arc::new(interrupt))
+            .io_errors(crate::net::transport_error::map_io))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
