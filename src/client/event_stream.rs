@@ -11,7 +11,7 @@ use ureq::BodyReader;
 
 use crate::api::ops::{Auth, Method, Operation};
 use crate::api::raw_json::JsonText;
-use crate::client::{Outgoing, Payload, Tally};
+use crate::client::call::{Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
 use crate::net::cancel::{CallScope, CancelToken};
@@ -249,7 +249,7 @@ impl EventStream {
                     // retried within the call's one retry budget; once one did, never.
                     // Its head came, so the request was sent: the plain calls' rule.
                     let transient =
-                        crate::client::resendable_after_head(&e, self.method, &self.tally);
+                        crate::client::call::resendable_after_head(&e, self.method, &self.tally);
                     let budget_left = self.tally.attempts <= self.client.options().max_retries;
                     if !transient || driver.delivered() > 0 || !budget_left {
                         return Err(self.fail(e));
