@@ -1,8 +1,10 @@
-//! One call's machinery, shared by plain and streamed calls: what goes on the
-//! wire (`Outgoing`, `Payload`), what the call has done so far (`Tally`), the
-//! attempts with their redirects and the retry loop around them (backoff, the
-//! retry policy of `retry.rs`), reading an answer and judging it.
+//! One call's machinery, shared by plain and streamed calls: `Call` (a
+//! handle, the call's deadline and its `Tally` of what it has done so far)
+//! sends what goes on the wire (`Outgoing`, `Payload`): the attempts with their
+//! redirects, the retry loop around them (backoff, the retry policy of
+//! `retry.rs`), reading an answer and judging it.
 
+use std::ops::Deref;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
@@ -82,17 +84,37 @@ impl Tally {
     }
 }
 
-impl Client {
+/// One call on a handle: what it has done so far and when it must end. Plain
+/// calls and streams both send through one (`send`, `exchange`); it reads the
+/// handle's settings through `Deref`.
+pub(crate) struct Call<'c, 't> {
+    client: &'c Client,
+    deadline: Option<Instant>,
+    tally: &'t mut Tally,
+}
+
+impl<'c, 't> Call<'c, 't> {
+    pub(crate) fn new(client: &'c Client, deadline: Option<Instant>, tally: &'t mut Tally) -> Self {
+        Call {
+            client,
+            deadline,
+            tally,
+        }
+    }
+}
+
+impl Deref for Call<'_, '_> {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        self.client
+    }
+}
+
+impl Call<'_, '_> {
     /// Sends, then reads and judges a JSON answer.
-    pub(super) fn exchange(
-        &self,
-        out: &Outgoing<'_>,
-        reply: Reply,
-        deadline: Option<Instant>,
-        tally: &mut Tally,
-    ) -> Result<String, Error> {
+    pub(crate) fn exchange(&mut self, out: &Outgoing<'_>, reply: Reply) -> Result<String, Error> {
         loop {
-            let response = self.send(out, deadline, tally)?;
+            let response = self.send(out)?;
             crate::net::cancel::take_reset_seen();
             let failure = match self
                 .read_text(response, self.options.max_response_bytes)
@@ -114,11 +136,12 @@ impl Client {
             // The head came, the body broke (short, cut, reset, stalled): as retryable as a
             // failure before the head, within the same budget. A stalled body of a POST is
             // retried only when the key tells the gateway it is the same request.
-            let transient = resendable_after_head(&failure, out.method, tally);
-            let delay = self.backoff(tally.attempts.saturating_sub(1));
+            let transient = resendable_after_head(&failure, out.method, self.tally);
+            let delay = self.backoff(self.tally.attempts.saturating_sub(1));
             if !transient
-                || tally.attempts > self.options.max_retries
-                || deadline
+                || self.tally.attempts > self.options.max_retries
+                || self
+                    .deadline
                     .is_some_and(|d| Instant::now().checked_add(delay).is_none_or(|t| t >= d))
                 || self.cancel.is_cancelled()
             {
@@ -137,17 +160,12 @@ impl Client {
     }
 
     /// The retry loop around one attempt (with its redirects). Returns a 2xx
-    /// response, or the error of the last attempt. `tally` counts attempts
-    /// (shared with stream retries) and the answer that ends the loop is
+    /// response, or the error of the last attempt. The call's tally counts
+    /// attempts (shared with stream retries) and the answer that ends the loop is
     /// recorded as the handle's last response.
-    pub(crate) fn send(
-        &self,
-        out: &Outgoing<'_>,
-        deadline: Option<Instant>,
-        tally: &mut Tally,
-    ) -> Result<Response<Body>, Error> {
-        if tally.key.is_none() && out.method == Method::Post {
-            tally.key = match &self.idempotency_key {
+    pub(crate) fn send(&mut self, out: &Outgoing<'_>) -> Result<Response<Body>, Error> {
+        if self.tally.key.is_none() && out.method == Method::Post {
+            self.tally.key = match &self.idempotency_key {
                 Some(key) => Some(key.clone()),
                 None if self.options.idempotency_keys => {
                     HeaderValue::from_str(&crate::client::idempotency::new_key()).ok()
@@ -156,9 +174,9 @@ impl Client {
             };
         }
         loop {
-            tally.attempts += 1;
-            tally.head_timed_out = false;
-            let attempt = tally.attempts - 1;
+            self.tally.attempts += 1;
+            self.tally.head_timed_out = false;
+            let attempt = self.tally.attempts - 1;
             if log::enabled(Level::Debug) {
                 self.log(
                     Level::Debug,
@@ -166,18 +184,18 @@ impl Client {
                         "gw: {} {} (attempt {})",
                         out.method.as_str(),
                         self.base.join(&out.path),
-                        tally.attempts
+                        self.tally.attempts
                     ),
                 );
             }
-            let result = match self.attempt(out, deadline, tally) {
+            let result = match self.attempt(out) {
                 Attempt::Refused(e) => return Err(e),
                 Attempt::Sent(result) => result,
             };
             let (retryable, wait, why) = match &result {
                 Ok((r, url)) if r.status().is_success() => {
-                    tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
-                    self.record(r, url, tally);
+                    self.tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());
+                    self.record(r, url);
                     return result.map(|(r, _)| r);
                 }
                 Ok((r, _)) => {
@@ -194,8 +212,8 @@ impl Client {
                         Error::Network(_) => true,
                         // Sent and unanswered: without a key a retry could be a second,
                         // billable request, so only a GET or a keyed POST goes again.
-                        Error::Timeout(_) if tally.head_timed_out => {
-                            out.method == Method::Get || tally.key.is_some()
+                        Error::Timeout(_) if self.tally.head_timed_out => {
+                            out.method == Method::Get || self.tally.key.is_some()
                         }
                         Error::Timeout(_) => true,
                         _ => false,
@@ -207,8 +225,9 @@ impl Client {
             let delay = wait
                 .map(|w| w.min(Duration::from_millis(self.options.retry_after_cap_ms)))
                 .unwrap_or_else(|| self.backoff(attempt));
-            let within_deadline =
-                deadline.is_none_or(|d| Instant::now().checked_add(delay).is_some_and(|t| t < d));
+            let within_deadline = self
+                .deadline
+                .is_none_or(|d| Instant::now().checked_add(delay).is_some_and(|t| t < d));
             if !retryable
                 || attempt >= self.options.max_retries
                 || !within_deadline
@@ -216,7 +235,7 @@ impl Client {
             {
                 return match result {
                     Ok((r, url)) => {
-                        self.record(&r, &url, tally);
+                        self.record(&r, &url);
                         Err(self.http_error(r))
                     }
                     Err(e) => Err(e),
@@ -239,31 +258,22 @@ impl Client {
         }
     }
 
-    fn record(&self, response: &Response<Body>, url: &str, tally: &Tally) {
+    fn record(&self, response: &Response<Body>, url: &str) {
         let meta = ResponseMeta::read(
             response.status().as_u16(),
             response.headers(),
-            tally.attempts,
-            tally.started.elapsed().as_millis() as u64,
+            self.tally.attempts,
+            self.tally.started.elapsed().as_millis() as u64,
             &crate::redact::strip_query_key(url),
             &self.api_key,
         );
         *self.last_response.lock().unwrap_or_else(|p| p.into_inner()) = Some(meta);
     }
 
-    /// The backoff before retry number `attempt` (0-based).
-    pub(crate) fn backoff(&self, attempt: u32) -> Duration {
-        retry::backoff(
-            attempt,
-            Duration::from_millis(self.options.retry_base_delay_ms),
-            Duration::from_millis(self.options.retry_max_delay_ms),
-        )
-    }
-
     /// One attempt: the request and the redirects it leads to. Credentials go
     /// only to the base URL's origin; once a redirect leaves it they are gone
     /// for the rest of the chain.
-    fn attempt(&self, out: &Outgoing<'_>, deadline: Option<Instant>, tally: &mut Tally) -> Attempt {
+    fn attempt(&mut self, out: &Outgoing<'_>) -> Attempt {
         let mut url = self.base.join(&out.path);
         let method = out.method;
         let body = out.body;
@@ -276,7 +286,7 @@ impl Client {
                 body,
                 accept: out.accept,
             };
-            let sent = self.send_once(&hop, deadline, tally);
+            let sent = self.send_once(&hop);
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => return Attempt::Sent(Err(e)),
@@ -328,12 +338,7 @@ impl Client {
         )))
     }
 
-    fn send_once(
-        &self,
-        hop: &Hop<'_>,
-        deadline: Option<Instant>,
-        tally: &mut Tally,
-    ) -> Result<Response<Body>, Error> {
+    fn send_once(&mut self, hop: &Hop<'_>) -> Result<Response<Body>, Error> {
         let Hop {
             method,
             url,
@@ -363,11 +368,11 @@ impl Client {
             for (name, value) in &self.extra_headers {
                 builder = builder.header(name, value);
             }
-            if let (Method::Post, Some(key)) = (method, &tally.key) {
+            if let (Method::Post, Some(key)) = (method, &self.tally.key) {
                 builder = builder.header("idempotency-key", key);
             }
         }
-        let remaining = match deadline {
+        let remaining = match self.deadline {
             Some(d) => Some(
                 d.checked_duration_since(Instant::now())
                     .filter(|r| !r.is_zero())
@@ -404,9 +409,20 @@ impl Client {
         // stream may be silent for read_timeout_ms at most.
         crate::net::cancel::set_read_idle(self.options.read_timeout());
         if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
-            tally.head_timed_out = true;
+            self.tally.head_timed_out = true;
         }
         result.map_err(map_ureq)
+    }
+}
+
+impl Client {
+    /// The backoff before retry number `attempt` (0-based).
+    pub(crate) fn backoff(&self, attempt: u32) -> Duration {
+        retry::backoff(
+            attempt,
+            Duration::from_millis(self.options.retry_base_delay_ms),
+            Duration::from_millis(self.options.retry_max_delay_ms),
+        )
     }
 
     /// Runs one request with the call's timeouts.

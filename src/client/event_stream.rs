@@ -11,7 +11,7 @@ use ureq::BodyReader;
 
 use crate::api::ops::{Auth, Method, Operation};
 use crate::api::raw_json::JsonText;
-use crate::client::call::{Outgoing, Payload, Tally};
+use crate::client::call::{Call, Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
 use crate::net::cancel::{CallScope, CancelToken};
@@ -141,7 +141,7 @@ impl EventStream {
             body: Some(("application/json", Payload::Bytes(&self.body))),
             accept: "text/event-stream",
         };
-        let response = self.client.send(&out, self.deadline, &mut self.tally)?;
+        let response = Call::new(&self.client, self.deadline, &mut self.tally).send(&out)?;
         let is_sse = response
             .headers()
             .get(http::header::CONTENT_TYPE)

@@ -10,7 +10,7 @@ use crate::api::multipart::Form;
 use crate::api::ops::{self, Auth, BodyKind, Method, Operation, Reply};
 use crate::api::raw_json::{JsonText, Node, Unscanned};
 use crate::api::validate;
-use crate::client::call::{Outgoing, Payload};
+use crate::client::call::{Call, Outgoing, Payload};
 use crate::client::Client;
 use crate::error::Error;
 
@@ -60,7 +60,7 @@ impl Client {
                 body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
-            let text = self.exchange(&out, op.reply, deadline, tally)?;
+            let text = Call::new(self, deadline, tally).exchange(&out, op.reply)?;
             Ok((text, tally.poll_after))
         })
     }
@@ -90,7 +90,7 @@ impl Client {
                 body: Some((encoded.content_type(), Payload::Form(&encoded))),
                 accept: "application/json",
             };
-            self.exchange(&out, op.reply, self.default_deadline(), tally)
+            Call::new(self, self.default_deadline(), tally).exchange(&out, op.reply)
         })
     }
 
@@ -149,12 +149,8 @@ impl Client {
                 body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
                 accept: "application/json",
             };
-            self.exchange(
-                &out,
-                row.map_or(Reply::Json(&[]), |op| op.reply),
-                self.default_deadline(),
-                tally,
-            )
+            Call::new(self, self.default_deadline(), tally)
+                .exchange(&out, row.map_or(Reply::Json(&[]), |op| op.reply))
         })
     }
 
