@@ -14,8 +14,8 @@
 //!   idempotency key (and a GET has no body).
 
 use crate::api::ops::Method;
-use crate::client::options::Origin;
 use crate::error::Error;
+use crate::net::origin::Origin;
 use crate::net::route::Route;
 
 /// How a hop is followed.
