@@ -16,45 +16,27 @@
 //! # Ok::<(), gw::Error>(())
 //! ```
 
-mod call_options;
-mod cancel;
-mod chat_assembly;
-mod chunk_scan;
+mod api;
 mod client;
 mod error;
-mod event_stream;
 pub mod ffi;
-mod headers;
-mod idempotency;
 pub mod log;
-mod meta;
-mod multipart;
-pub mod ops;
-mod options;
-mod pid;
-pub(crate) mod raw_json;
+mod net;
 mod redact;
-mod redirect;
-mod retry;
-mod route;
-mod rules;
-pub mod sse;
 mod stream;
-mod tasks;
-mod tls;
-mod transport;
-mod transport_error;
-pub mod validate;
 
-pub use call_options::CallOptions;
+pub use api::{ops, validate};
+pub use stream::sse;
+
+pub use api::multipart::{EncodedForm, FilePart, Form, FormReader};
+pub use client::call_options::CallOptions;
+pub use client::event_stream::EventStream;
+pub use client::meta::ResponseMeta;
+pub use client::options::{BaseUrl, Options};
+pub use client::tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
 pub use client::Client;
 pub use error::*;
-pub use event_stream::EventStream;
-pub use meta::ResponseMeta;
-pub use multipart::{EncodedForm, FilePart, Form, FormReader};
-pub use options::{BaseUrl, Options};
-pub use stream::StreamEvent;
-pub use tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
+pub use stream::driver::StreamEvent;
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

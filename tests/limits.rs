@@ -77,7 +77,7 @@ fn chat_part(part: Value) -> Value {
     ]})
 }
 
-/// Every rule of `src/rules.rs` broken once, grouped by endpoint (one line per case).
+/// Every rule of `src/api/rules.rs` broken once, grouped by endpoint (one line per case).
 #[rustfmt::skip]
 fn cases() -> Vec<Case> {
     let mut all = Vec::new();
@@ -356,7 +356,7 @@ fn rule_words(check: Check) -> String {
 
 /// The table above is complete: each rule of every operation is broken by some case
 /// whose message names that rule's field and says that rule. A rule added to
-/// `src/rules.rs` without a case here fails this test.
+/// `src/api/rules.rs` without a case here fails this test.
 #[test]
 fn the_table_breaks_every_rule_of_every_operation() {
     let cases = cases();

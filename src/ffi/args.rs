@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::api::raw_json::{JsonText, Unscanned};
 use crate::error::Error;
-use crate::raw_json::{JsonText, Unscanned};
 
 use super::client::gw_client;
 

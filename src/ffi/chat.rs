@@ -3,7 +3,7 @@
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
-use crate::ops::{self, Operation};
+use crate::api::ops::{self, Operation};
 use crate::StreamEvent;
 
 use super::args;

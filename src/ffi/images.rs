@@ -3,9 +3,9 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
+use crate::api::multipart::{FilePart, Form};
+use crate::api::ops;
 use crate::error::Error;
-use crate::multipart::{FilePart, Form};
-use crate::ops;
 
 use super::args;
 use super::client::gw_client;

@@ -3,8 +3,8 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
+use crate::api::ops::{BodyKind, Operation};
 use crate::error::Error;
-use crate::ops::{BodyKind, Operation};
 
 use super::args;
 use super::client::gw_client;

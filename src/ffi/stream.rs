@@ -5,8 +5,8 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::api::ops::{self, Operation};
 use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK};
-use crate::ops::{self, Operation};
 use crate::EventStream;
 
 use super::args;

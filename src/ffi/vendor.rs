@@ -6,7 +6,7 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
-use crate::ops;
+use crate::api::ops;
 
 use super::client::gw_client;
 use super::op::json_op;

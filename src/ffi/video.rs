@@ -4,8 +4,8 @@
 use std::ffi::c_char;
 use std::os::raw::c_int;
 
+use crate::api::ops::{self, Operation};
 use crate::error::Error;
-use crate::ops::{self, Operation};
 
 use super::client::gw_client;
 use super::guard::call;

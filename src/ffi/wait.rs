@@ -3,8 +3,8 @@
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
+use crate::client::tasks::{TaskFamily, WaitOptions};
 use crate::error::Error;
-use crate::tasks::{TaskFamily, WaitOptions};
 
 use super::args;
 use super::client::gw_client;

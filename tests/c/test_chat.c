@@ -102,7 +102,7 @@ static void validate_false_lets_the_server_judge(void)
     gw_client_free(c);
 }
 
-/* gw reads request_json in one pass, 16 aligned bytes at a time (src/raw_json.rs). Under
+/* gw reads request_json in one pass, 16 aligned bytes at a time (src/api/raw_json.rs). Under
  * valgrind (make test-c) this shows that no load leaves the caller's block, whatever the
  * text's length and where it starts: bodies that scan whole and are then refused by a limit,
  * and bodies cut short (in a string, in a UTF-8 character). Nothing reaches the mock. */

@@ -2,16 +2,14 @@
 //! final object. An end before the terminal event is an error, never a silent
 //! success; an in-stream error object is an error.
 
-use std::io::BufRead;
+use std::io::{self, BufRead};
 
 use serde_json::Value;
 
-use crate::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
-use crate::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
 use crate::error::Error;
-use crate::ops::StreamKind;
-use crate::sse::{SseError, SseEvent, SseParser};
-use crate::transport_error::map_io;
+use crate::stream::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
+use crate::stream::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
+use crate::stream::sse::{SseError, SseEvent, SseParser};
 
 /// One event as the caller sees it. Borrowed: valid until the stream moves on.
 #[derive(Debug)]
@@ -37,6 +35,16 @@ pub enum Step {
     Event,
     /// The terminal event was seen; the final object is ready (`StreamDriver::take_final`).
     Done,
+}
+
+/// How a stream's events are framed and how it ends (an operation's
+/// `stream`, `gw::ops::StreamKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamKind {
+    /// `data:` chunks ending with `[DONE]`.
+    Chat,
+    /// Named events ending with `response.completed`.
+    Responses,
 }
 
 /// Pulls events off an SSE parser one at a time and assembles the final object.
@@ -71,6 +79,8 @@ pub struct StreamDriver<R> {
     assembly_limit: usize,
     /// Checked inside long loops over one chunk (a cancel, the deadline).
     interrupt: Option<Interrupt>,
+    /// Tells a failed read (see `io_errors`).
+    io_error: fn(io::Error) -> Error,
 }
 
 impl<R: BufRead> StreamDriver<R> {
@@ -93,7 +103,16 @@ impl<R: BufRead> StreamDriver<R> {
             ended: false,
             assembly_limit: usize::MAX,
             interrupt: None,
+            io_error: io_failure,
         }
+    }
+
+    /// How a failed read is told: the client passes the network layer's
+    /// reading of the reader's I/O error (the HTTP client's and TLS errors
+    /// inside it). Without one: the error's text, as a network failure.
+    pub(crate) fn io_errors(mut self, map: fn(io::Error) -> Error) -> Self {
+        self.io_error = map;
+        self
     }
 
     /// A check made now and then while one chunk is worked through (its
@@ -186,7 +205,7 @@ impl<R: BufRead> StreamDriver<R> {
                     "a stream event is over max_event_bytes ({limit} bytes)"
                 )))
             }
-            Err(SseError::Io(e)) => return Err(with_context(map_io(e), self.delivered)),
+            Err(SseError::Io(e)) => return Err(with_context((self.io_error)(e), self.delivered)),
         }
         if self.sse.data.trim() == "[DONE]" {
             if self.kind == StreamKind::Responses {
@@ -336,6 +355,11 @@ impl<R> StreamDriver<R> {
             body: None,
         }
     }
+}
+
+/// A failed read when the client gave no reading of its own (`io_errors`).
+fn io_failure(e: io::Error) -> Error {
+    Error::Network(e.to_string())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use ureq::http::{HeaderName, HeaderValue};
 
 use crate::error::Error;
-use crate::options::Options;
+use crate::net::Settings;
 
 /// Headers gw sets itself or that frame the message: a custom value would
 /// break the body (Content-Length, Transfer-Encoding), be sent twice
@@ -29,9 +29,11 @@ const OWNED_BY_GW: &[&str] = &[
 
 /// The `headers` option as header pairs, refusing names gw owns and values
 /// that cannot go in a header (CR, LF, NUL, ...).
-pub(crate) fn parse_extra(options: &Options) -> Result<Vec<(HeaderName, HeaderValue)>, Error> {
+pub(crate) fn parse_extra(
+    options: &impl Settings,
+) -> Result<Vec<(HeaderName, HeaderValue)>, Error> {
     options
-        .headers
+        .headers()
         .iter()
         .map(|(name, value)| {
             let bad =
@@ -56,8 +58,8 @@ pub(crate) fn parse_extra(options: &Options) -> Result<Vec<(HeaderName, HeaderVa
 
 /// The User-Agent gw sends: `gw/<version>` plus the caller's text, which must
 /// be a valid header value.
-pub(crate) fn user_agent(options: &Options) -> Result<String, Error> {
-    let text = match &options.user_agent {
+pub(crate) fn user_agent(options: &impl Settings) -> Result<String, Error> {
+    let text = match options.user_agent() {
         Some(extra) => format!("gw/{} {extra}", env!("CARGO_PKG_VERSION")),
         None => format!("gw/{}", env!("CARGO_PKG_VERSION")),
     };
@@ -73,6 +75,7 @@ pub(crate) fn user_agent(options: &Options) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::options::Options;
 
     fn with(name: &str, value: &str) -> Options {
         let mut o = Options::default();

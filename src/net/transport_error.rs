@@ -21,7 +21,7 @@ pub(crate) fn map_ureq(e: ureq::Error) -> Error {
         ureq::Error::HostNotFound => Error::Network("host not found (DNS lookup failed)".into()),
         ureq::Error::ConnectionFailed => Error::Network("connection failed".into()),
         ureq::Error::Tls(why) => Error::Network(format!("TLS: {why}")),
-        ureq::Error::Rustls(why) => Error::Network(crate::tls::describe(&why)),
+        ureq::Error::Rustls(why) => Error::Network(crate::net::tls::describe(&why)),
         ureq::Error::Protocol(why) => Error::Network(format!("HTTP protocol error: {why}")),
         ureq::Error::BodyExceedsLimit(n) => Error::TooLarge(format!("answer is over {n} bytes")),
         ureq::Error::BadUri(why) => Error::invalid(format!("bad URL: {why}")),
@@ -43,7 +43,7 @@ pub(crate) fn map_io(e: io::Error) -> Error {
     }
     // rustls reports a failed handshake as an I/O error around its own.
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return Error::Network(crate::tls::describe(tls));
+        return Error::Network(crate::net::tls::describe(tls));
     }
     match e.kind() {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => {

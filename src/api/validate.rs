@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::api::raw_json::{JsonText, Kind, Node, Unscanned};
 use crate::error::Error;
-use crate::raw_json::{JsonText, Kind, Node, Unscanned};
 
 #[derive(Debug, Clone, Copy)]
 pub enum Check {

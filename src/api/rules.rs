@@ -6,7 +6,7 @@
 //! document's list is refused only when OpenAI's current API does not define it
 //! either, since real gateways pass those on (issue 9).
 
-use crate::validate::{rule, Check::*, Rule};
+use crate::api::validate::{rule, Check::*, Rule};
 
 /// The document's efforts plus OpenAI's `none` and `xhigh`; chat takes `minimal` too.
 const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];

@@ -15,7 +15,7 @@ pub(crate) fn new_key() -> String {
         .unwrap_or(0);
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
     let local = &count as *const u64 as u64;
-    let a = mix(nanos ^ (u64::from(crate::pid::current()) << 32));
+    let a = mix(nanos ^ (u64::from(crate::net::pid::current()) << 32));
     let b = mix(count.wrapping_add(local).wrapping_add(a));
     let mut key = String::with_capacity(35);
     let _ = write!(key, "gw-{a:016x}{b:016x}");

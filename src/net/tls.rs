@@ -22,11 +22,11 @@ use rustls::RootCertStore;
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
 use crate::error::Error;
-use crate::options::Options;
+use crate::net::Settings;
 
 /// The TLS settings of a client's agent.
-pub(crate) fn config(options: &Options) -> Result<TlsConfig, Error> {
-    match options.tls_verifier.as_deref().unwrap_or("webpki") {
+pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
+    match options.tls_verifier().unwrap_or("webpki") {
         "webpki" => {}
         "platform" => return platform(options),
         other => {
@@ -37,13 +37,13 @@ pub(crate) fn config(options: &Options) -> Result<TlsConfig, Error> {
         }
     }
     let mut extra = Vec::new();
-    if let Some(path) = &options.ca_file {
+    if let Some(path) = options.ca_file() {
         extra.extend(read_pem_file(Path::new(path), "ca_file")?);
     }
-    if let Some(pem) = &options.ca_pem {
+    if let Some(pem) = options.ca_pem() {
         extra.extend(certificates(pem.as_bytes(), "ca_pem")?);
     }
-    if options.ca_file.is_none() && options.ca_pem.is_none() {
+    if options.ca_file().is_none() && options.ca_pem().is_none() {
         extra.extend(from_environment()?);
     }
     if extra.is_empty() {
@@ -60,7 +60,7 @@ pub(crate) fn config(options: &Options) -> Result<TlsConfig, Error> {
 }
 
 #[cfg(feature = "platform-verifier")]
-fn platform(options: &Options) -> Result<TlsConfig, Error> {
+fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
     refuse_anchors_with_platform(options)?;
     Ok(TlsConfig::builder()
         .root_certs(RootCerts::PlatformVerifier)
@@ -68,7 +68,7 @@ fn platform(options: &Options) -> Result<TlsConfig, Error> {
 }
 
 #[cfg(not(feature = "platform-verifier"))]
-fn platform(options: &Options) -> Result<TlsConfig, Error> {
+fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
     refuse_anchors_with_platform(options)?;
     Err(Error::invalid_param(
         "tls_verifier",
@@ -76,8 +76,8 @@ fn platform(options: &Options) -> Result<TlsConfig, Error> {
     ))
 }
 
-fn refuse_anchors_with_platform(options: &Options) -> Result<(), Error> {
-    if options.ca_file.is_some() || options.ca_pem.is_some() {
+fn refuse_anchors_with_platform(options: &impl Settings) -> Result<(), Error> {
+    if options.ca_file().is_some() || options.ca_pem().is_some() {
         return Err(Error::invalid_param(
             "tls_verifier",
             "tls_verifier: \"platform\" uses the OS trust store; add the CA there instead of \
@@ -194,6 +194,7 @@ pub(crate) fn describe(e: &rustls::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::options::Options;
 
     #[test]
     fn pem_without_a_certificate_is_named() {

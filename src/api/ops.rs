@@ -4,8 +4,10 @@
 //! and a mock handler), not a new code path: `Client::call` reads the row to
 //! build the URL, place the key, check the body and judge the answer.
 
-use crate::rules;
-use crate::validate::Rule;
+use crate::api::rules;
+use crate::api::validate::Rule;
+/// Named by an operation's row; defined where streams are read.
+pub use crate::stream::driver::StreamKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -45,14 +47,6 @@ pub enum Reply {
     Json(&'static [&'static str]),
     /// A vendor-style body whose integer `code` is `ok` on success.
     VendorCode { ok: i64 },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamKind {
-    /// `data:` chunks ending with `[DONE]`.
-    Chat,
-    /// Named events ending with `response.completed`.
-    Responses,
 }
 
 #[derive(Debug)]

@@ -13,10 +13,10 @@
 //! - a GET may go to another origin, but bare: no key, no custom header, no
 //!   idempotency key (and a GET has no body).
 
+use crate::api::ops::Method;
 use crate::error::Error;
-use crate::ops::Method;
-use crate::options::Origin;
-use crate::route::Route;
+use crate::net::origin::Origin;
+use crate::net::route::Route;
 
 /// How a hop is followed.
 #[derive(Debug, PartialEq, Eq)]

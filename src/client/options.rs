@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::net::origin::Origin;
+use crate::net::Settings;
 
 /// Options of a client, as given to `gw_client_new_with_options` in JSON.
 ///
@@ -123,7 +125,7 @@ impl Options {
         if json.trim().is_empty() {
             return Ok(Options::default());
         }
-        crate::options::parse_named(json)
+        crate::client::options::parse_named(json)
     }
 
     /// Fills base URL and key from `GW_BASE_URL` / `GW_API_KEY` where unset.
@@ -182,14 +184,6 @@ pub struct BaseUrl {
     pub(crate) origin: Origin,
 }
 
-/// scheme, host, port: what "same origin" means for redirects.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Origin {
-    pub scheme: String,
-    pub host: String,
-    pub port: u16,
-}
-
 impl BaseUrl {
     pub fn parse(raw: &str, allow_insecure_http: bool) -> Result<BaseUrl, Error> {
         let trimmed = raw.trim();
@@ -241,57 +235,6 @@ impl BaseUrl {
     }
 }
 
-impl Origin {
-    /// Reads scheme, host and port off an absolute URL.
-    pub(crate) fn parse(url: &str) -> Result<Origin, String> {
-        let (scheme, rest) = url
-            .split_once("://")
-            .ok_or_else(|| "must start with http:// or https://".to_string())?;
-        let scheme = scheme.to_ascii_lowercase();
-        let default_port = match scheme.as_str() {
-            "https" => 443,
-            "http" => 80,
-            other => return Err(format!("has unsupported scheme '{other}'")),
-        };
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if authority.contains('@') {
-            return Err("must not carry credentials (use api_key)".into());
-        }
-        let (host, port) = split_host_port(authority)?;
-        if host.is_empty() {
-            return Err("has no host".into());
-        }
-        Ok(Origin {
-            scheme,
-            host: host.to_ascii_lowercase(),
-            port: port.unwrap_or(default_port),
-        })
-    }
-
-    pub(crate) fn is_loopback(&self) -> bool {
-        let h = self.host.trim_start_matches('[').trim_end_matches(']');
-        h == "localhost"
-            || h.ends_with(".localhost")
-            || h == "::1"
-            || h.parse::<std::net::Ipv4Addr>()
-                .is_ok_and(|ip| ip.is_loopback())
-    }
-
-    /// Plain http leaks the key to anyone on the path, so only loopback gets it by default.
-    pub(crate) fn check_secure(&self, allow_insecure_http: bool) -> Result<(), Error> {
-        if self.scheme == "http" && !allow_insecure_http && !self.is_loopback() {
-            return Err(Error::invalid_param(
-                "base_url",
-                format!(
-                    "refusing plain http:// to non-loopback host '{}': use https:// or set allow_insecure_http",
-                    self.host
-                ),
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// A host gw can connect to as written: an IP literal or an ASCII name
 /// (international names in their `xn--` form; gw does no IDNA mapping).
 fn check_host(host: &str) -> Result<(), Error> {
@@ -320,33 +263,29 @@ fn check_host(host: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn split_host_port(authority: &str) -> Result<(&str, Option<u16>), String> {
-    let (host, port) = if let Some(end) = authority
-        .strip_prefix('[')
-        .and_then(|_| authority.find(']'))
-    {
-        let host = &authority[..=end];
-        match &authority[end + 1..] {
-            "" => (host, None),
-            p => (
-                host,
-                Some(p.strip_prefix(':').ok_or("has a malformed IPv6 host")?),
-            ),
-        }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        }
-    };
-    let port = match port {
-        None => None,
-        Some(p) => Some(
-            p.parse::<u16>()
-                .map_err(|_| format!("has an invalid port '{p}'"))?,
-        ),
-    };
-    Ok((host, port))
+/// What the network layer reads of the options (`net::Settings`).
+impl Settings for Options {
+    fn proxy(&self) -> Option<&str> {
+        self.proxy.as_deref()
+    }
+    fn allow_insecure_http(&self) -> bool {
+        self.allow_insecure_http
+    }
+    fn headers(&self) -> &BTreeMap<String, String> {
+        &self.headers
+    }
+    fn user_agent(&self) -> Option<&str> {
+        self.user_agent.as_deref()
+    }
+    fn tls_verifier(&self) -> Option<&str> {
+        self.tls_verifier.as_deref()
+    }
+    fn ca_file(&self) -> Option<&str> {
+        self.ca_file.as_deref()
+    }
+    fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
+    }
 }
 
 #[cfg(test)]

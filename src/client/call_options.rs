@@ -29,6 +29,6 @@ impl CallOptions {
         if json.trim().is_empty() {
             return Ok(CallOptions::default());
         }
-        crate::options::parse_named(json)
+        crate::client::options::parse_named(json)
     }
 }

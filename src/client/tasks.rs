@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::api::ops::{self, Operation};
 use crate::error::Error;
-use crate::ops::{self, Operation};
 use crate::Client;
 
 /// The shortest pause between two polls, whatever `interval_ms` or the server says.

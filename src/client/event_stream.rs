@@ -9,14 +9,14 @@ use std::time::Instant;
 use ureq::http;
 use ureq::BodyReader;
 
-use crate::cancel::{CallScope, CancelToken};
-use crate::client::{Outgoing, Payload, Tally};
+use crate::api::ops::{Auth, Method, Operation};
+use crate::api::raw_json::JsonText;
+use crate::client::call::{Call, Outgoing, Payload, Tally};
 use crate::error::Error;
 use crate::log::Level;
-use crate::ops::{Auth, Method, Operation, StreamKind};
-use crate::raw_json::JsonText;
-use crate::sse::SseParser;
-use crate::stream::{self, Step, StreamDriver, StreamEvent};
+use crate::net::cancel::{CallScope, CancelToken};
+use crate::stream::driver::{self, Step, StreamDriver, StreamEvent, StreamKind};
+use crate::stream::sse::SseParser;
 use crate::Client;
 
 type Reader = BufReader<BodyReader<'static>>;
@@ -93,7 +93,7 @@ impl EventStream {
             // it is when it already says so. The stream keeps its own copy: it may be
             // sent again (a retry before the first event) after the caller's text is gone.
             if client.options().validate {
-                crate::validate::check_node_except(op.rules, body.root(), "stream")?;
+                crate::api::validate::check_node_except(op.rules, body.root(), "stream")?;
             }
             let bytes = body
                 .with_member("stream", "true")
@@ -116,7 +116,7 @@ impl EventStream {
             assemble,
             state: State::Failed(Error::Internal("stream not started".into())),
             has_event: false,
-            pid: crate::pid::current(),
+            pid: crate::net::pid::current(),
         };
         let connected = {
             let _scope = CallScope::resume(&stream.token, stream.call);
@@ -141,7 +141,7 @@ impl EventStream {
             body: Some(("application/json", Payload::Bytes(&self.body))),
             accept: "text/event-stream",
         };
-        let response = self.client.send(&out, self.deadline, &mut self.tally)?;
+        let response = Call::new(&self.client, self.deadline, &mut self.tally).send(&out)?;
         let is_sse = response
             .headers()
             .get(http::header::CONTENT_TYPE)
@@ -151,7 +151,7 @@ impl EventStream {
             let text = self
                 .client
                 .read_text(response, self.client.options().max_response_bytes)?;
-            return Err(stream::non_stream_answer(&text));
+            return Err(driver::non_stream_answer(&text));
         }
         let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
         let options = self.client.options();
@@ -171,7 +171,8 @@ impl EventStream {
         Ok(StreamDriver::new(self.kind, parser)
             .assembly_limit(limit)
             .assemble(self.assemble)
-            .interrupt(Arc::new(interrupt)))
+            .interrupt(Arc::new(interrupt))
+            .io_errors(crate::net::transport_error::map_io))
     }
 
     /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
@@ -187,7 +188,7 @@ impl EventStream {
     /// `Ok(false)` after the terminal event, or the error that ended the stream.
     pub fn advance(&mut self) -> Result<bool, Error> {
         self.has_event = false;
-        if self.pid != crate::pid::current() {
+        if self.pid != crate::net::pid::current() {
             // Its events are the parent's: refused without a read, and without
             // changing what the parent sees (the state here is this process's copy).
             return Err(Error::invalid(
@@ -195,7 +196,7 @@ impl EventStream {
             ));
         }
         let _scope = CallScope::resume(&self.token, self.call);
-        crate::cancel::set_read_idle(self.client.options().read_timeout());
+        crate::net::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
             let driver = match &mut self.state {
                 State::Running(d) => d,
@@ -215,7 +216,7 @@ impl EventStream {
                     // What follows the terminal event is usually just the chunked body's
                     // end: read it (briefly, boundedly) so the connection is pooled
                     // rather than closed (a TLS handshake saved on the next stream).
-                    crate::cancel::set_read_idle(Some(DRAIN_WAIT));
+                    crate::net::cancel::set_read_idle(Some(DRAIN_WAIT));
                     driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
                     if crate::log::enabled(Level::Debug) {
                         self.client.log(
@@ -234,7 +235,9 @@ impl EventStream {
                 Err(e) => {
                     // A reset reads as the end of the stream (ureq): say what it was.
                     let e = match e {
-                        Error::Stream { body: None, .. } if crate::cancel::take_reset_seen() => {
+                        Error::Stream { body: None, .. }
+                            if crate::net::cancel::take_reset_seen() =>
+                        {
                             Error::Network(format!(
                                 "connection reset by the server after {} stream event(s)",
                                 driver.delivered()
@@ -246,7 +249,7 @@ impl EventStream {
                     // retried within the call's one retry budget; once one did, never.
                     // Its head came, so the request was sent: the plain calls' rule.
                     let transient =
-                        crate::client::resendable_after_head(&e, self.method, &self.tally);
+                        crate::client::call::resendable_after_head(&e, self.method, &self.tally);
                     let budget_left = self.tally.attempts <= self.client.options().max_retries;
                     if !transient || driver.delivered() > 0 || !budget_left {
                         return Err(self.fail(e));

@@ -18,8 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-use crate::chunk_scan::ChatScan;
 use crate::error::Error;
+use crate::stream::chunk_scan::ChatScan;
 
 /// What a choice costs before it holds anything: in memory (its maps, counted
 /// with room for the tree's node) or in the answer (`{"index":0,"message":
@@ -149,7 +149,7 @@ impl ChatAssembler {
     ) -> Result<Vec<(usize, String)>, Error> {
         let texts = self.absorb(chunk)?;
         if chunk.get("choices").is_some_and(Value::is_array) {
-            crate::chunk_scan::record_top_fields(data, &mut self.top_raw);
+            crate::stream::chunk_scan::record_top_fields(data, &mut self.top_raw);
         } else {
             // Only `usage` was merged; its last raw value no longer says what it holds.
             self.top_raw.retain(|(k, _)| k != "usage");

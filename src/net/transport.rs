@@ -30,7 +30,7 @@ use ureq::unversioned::transport::{
 };
 use ureq::{Error, Timeout};
 
-use crate::cancel::{current_cancelled, note_reset, read_idle, Attachment, POLL_SLICE};
+use crate::net::cancel::{current_cancelled, note_reset, read_idle, Attachment, POLL_SLICE};
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -434,14 +434,14 @@ impl GwTransport {
             read_timeout: None,
             write_timeout: None,
             attached: Attachment::default(),
-            pid: crate::pid::current(),
+            pid: crate::net::pid::current(),
         }
     }
 
     /// Checked before every read and write (and after a failed one): the socket
     /// is this process's and its call was not cancelled.
     fn check_cancel(&mut self) -> Result<(), Error> {
-        if self.pid != crate::pid::current() {
+        if self.pid != crate::net::pid::current() {
             // A forked child holding its parent's connection (an open stream): reading
             // would take the parent's bytes, writing would mix requests on one socket.
             return Err(Error::Io(io::Error::new(
@@ -650,12 +650,12 @@ impl Transport for GwTransport {
         let returning = std::mem::take(&mut self.just_read);
         // Out of the last call's cancel scope before anything else: pooled, it may go
         // to another handle's call, which that handle's cancel must not reach.
-        if self.pid == crate::pid::current() {
+        if self.pid == crate::net::pid::current() {
             self.attached.detach(&self.stream);
         }
         self.buffers.held == 0
             && !self.broken
-            && self.pid == crate::pid::current()
+            && self.pid == crate::net::pid::current()
             && (returning || probe(&self.stream))
     }
 }
@@ -747,7 +747,7 @@ mod tests {
 
     #[test]
     fn a_slow_lookup_ends_at_cancel() {
-        use crate::cancel::{CallScope, CancelToken};
+        use crate::net::cancel::{CallScope, CancelToken};
         let token = Arc::new(CancelToken::default());
         let _scope = CallScope::enter(&token);
         let canceller = {

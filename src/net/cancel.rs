@@ -50,7 +50,7 @@ impl CancelToken {
     pub fn cancel(&self) {
         self.cancelled.store(true, Ordering::Release);
         let sockets = lock(&self.sockets);
-        let me = crate::pid::current();
+        let me = crate::net::pid::current();
         for (_, socket, owner) in sockets.iter() {
             if *owner != me {
                 // Shared with the parent since fork(): a shutdown would end the parent's call.

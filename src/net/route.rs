@@ -15,7 +15,8 @@ use ureq::http::Uri;
 use ureq::{Proxy, ProxyProtocol};
 
 use crate::error::Error;
-use crate::options::{Options, Origin};
+use crate::net::origin::Origin;
+use crate::net::Settings;
 
 /// The environment variables ureq reads a proxy from, in its order.
 const PROXY_ENV: &[&str] = &[
@@ -46,8 +47,8 @@ impl Route {
 
     /// The option's proxy, else the environment's (read once, here, so the
     /// checks and the agent see the same one).
-    pub(crate) fn new(options: &Options) -> Result<Route, Error> {
-        let proxy = match options.proxy.as_deref() {
+    pub(crate) fn new(options: &impl Settings) -> Result<Route, Error> {
+        let proxy = match options.proxy() {
             Some(url) => {
                 let parsed = Proxy::new(url).map_err(|_| {
                     Error::invalid_param(
@@ -67,7 +68,7 @@ impl Route {
             None => Proxy::try_from_env(),
         };
         Ok(Route {
-            allow_insecure_http: options.allow_insecure_http,
+            allow_insecure_http: options.allow_insecure_http(),
             proxy,
         })
     }

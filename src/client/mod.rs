@@ -1,0 +1,301 @@
+//! The client: one pooled ureq agent shared by every handle, auth, the
+//! handle's cancel token and last response, and the door every error and log
+//! line leaves by (redacted). The life of one call is in the files below.
+//!
+//! A `Client` is a cheap handle (an `Arc`). `derive` makes another handle on the
+//! same agent (pool) with per-call overrides and a cancel token of its own.
+
+pub(crate) mod call;
+pub(crate) mod call_options;
+pub(crate) mod event_stream;
+pub(crate) mod idempotency;
+pub(crate) mod meta;
+pub(crate) mod options;
+pub(crate) mod plain;
+pub(crate) mod redirect;
+pub(crate) mod retry;
+pub(crate) mod streamed;
+pub(crate) mod tasks;
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use ureq::http::{HeaderName, HeaderValue};
+use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
+use ureq::Agent;
+
+use crate::client::call::Tally;
+use crate::client::call_options::CallOptions;
+use crate::client::meta::ResponseMeta;
+use crate::client::options::{BaseUrl, Options};
+use crate::error::Error;
+use crate::log::{self, Level};
+use crate::net::cancel::{CallScope, CancelToken};
+use crate::net::headers;
+use crate::net::route::Route;
+use crate::net::tls;
+use crate::net::transport::{GwResolver, GwTcpConnector};
+
+/// A gateway client. Cheap to clone and to share: every method takes `&self`
+/// and the agent's connection pool is thread-safe, so one client serves all
+/// threads. Clones share everything, the cancel token included.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+#[doc(hidden)]
+pub struct ClientInner {
+    options: Options,
+    base: BaseUrl,
+    api_key: String,
+    agent: Agent,
+    route: Route,
+    extra_headers: Vec<(HeaderName, HeaderValue)>,
+    idempotency_key: Option<HeaderValue>,
+    cancel: Arc<CancelToken>,
+    last_response: Mutex<Option<ResponseMeta>>,
+}
+
+impl Deref for Client {
+    type Target = ClientInner;
+    fn deref(&self) -> &ClientInner {
+        &self.inner
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.base.as_str())
+            .field("api_key", &"[REDACTED]")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl Client {
+    /// Builds a client; base URL and key fall back to `GW_BASE_URL` / `GW_API_KEY`.
+    pub fn new(options: Options) -> Result<Client, Error> {
+        let options = options.with_env_fallbacks();
+        let raw_base = options.base_url.clone().ok_or_else(|| {
+            Error::invalid_param(
+                "base_url",
+                "base_url is not set: pass it or set GW_BASE_URL",
+            )
+        })?;
+        let base = BaseUrl::parse(&raw_base, options.allow_insecure_http)?;
+        let api_key = options
+            .api_key
+            .clone()
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| {
+                Error::invalid_param("api_key", "api_key is not set: pass it or set GW_API_KEY")
+            })?;
+        if HeaderValue::from_str(&format!("Bearer {api_key}")).is_err() || api_key.trim() != api_key
+        {
+            // Say what is wrong without saying what the key is.
+            return Err(Error::invalid_param(
+                "api_key",
+                "api_key holds whitespace or characters not allowed in an HTTP header",
+            ));
+        }
+        let extra_headers = headers::parse_extra(&options)?;
+        let route = Route::new(&options)?;
+        route.check_usable(&base.origin)?;
+        route.check_plain_http(&base.origin)?;
+        let agent = build_agent(&options, &route)?;
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                options,
+                base,
+                api_key,
+                agent,
+                route,
+                extra_headers,
+                idempotency_key: None,
+                cancel: Arc::default(),
+                last_response: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// A new handle on the same connection pool and settings, with per-call
+    /// overrides and a cancel token and last response of its own. Cheap: no new
+    /// pool, no thread.
+    pub fn derive(&self, overrides: &CallOptions) -> Result<Client, Error> {
+        let mut options = self.options.clone();
+        let set = |slot: &mut u64, v: Option<u64>| {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        };
+        set(&mut options.total_timeout_ms, overrides.total_timeout_ms);
+        set(&mut options.read_timeout_ms, overrides.read_timeout_ms);
+        set(
+            &mut options.connect_timeout_ms,
+            overrides.connect_timeout_ms,
+        );
+        set(
+            &mut options.first_byte_timeout_ms,
+            overrides.first_byte_timeout_ms,
+        );
+        if let Some(n) = overrides.max_retries {
+            options.max_retries = n;
+        }
+        if let Some(v) = overrides.validate {
+            options.validate = v;
+        }
+        if let Some(headers) = &overrides.headers {
+            for (k, v) in headers {
+                // Same name in another case replaces the base's value.
+                options
+                    .headers
+                    .retain(|name, _| !name.eq_ignore_ascii_case(k));
+                options.headers.insert(k.clone(), v.clone());
+            }
+        }
+        let extra_headers = headers::parse_extra(&options)?;
+        let idempotency_key = match &overrides.idempotency_key {
+            None => self.idempotency_key.clone(),
+            Some(key) => Some(
+                HeaderValue::from_str(key)
+                    .ok()
+                    .filter(|_| !key.is_empty())
+                    .ok_or_else(|| {
+                        Error::invalid_param(
+                            "idempotency_key",
+                            "idempotency_key: must be a non-empty header-safe string",
+                        )
+                    })?,
+            ),
+        };
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                options,
+                base: self.base.clone(),
+                api_key: self.api_key.clone(),
+                agent: self.agent.clone(),
+                route: self.route.clone(),
+                extra_headers,
+                idempotency_key,
+                cancel: Arc::default(),
+                last_response: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// Cancels every call in flight on this handle (they return
+    /// `Error::Cancelled` promptly) and every later one. Other handles derived
+    /// from the same base go on working.
+    pub fn cancel(&self) {
+        log::emit(Level::Debug, "gw: handle cancelled");
+        self.cancel.cancel();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The last exchange finished on this handle (success, or a failure that
+    /// got an HTTP answer). On a shared handle: whichever call finished last.
+    pub fn last_response(&self) -> Option<ResponseMeta> {
+        self.last_response
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    pub(crate) fn cancel_token(&self) -> &Arc<CancelToken> {
+        &self.cancel
+    }
+
+    /// Runs one call: refused at once when the handle is cancelled, run inside
+    /// the handle's cancel scope, its error redacted (and named `Cancelled` when
+    /// a cancel cut it short).
+    pub(crate) fn run<T>(
+        &self,
+        what: &str,
+        body: impl FnOnce(&mut Tally) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        self.cancel.check()?;
+        let _scope = CallScope::enter(&self.cancel);
+        let mut tally = Tally::new();
+        body(&mut tally).map_err(|e| self.failed(what, e))
+    }
+
+    /// Every error leaves the client through here.
+    pub(crate) fn failed(&self, what: &str, e: Error) -> Error {
+        let e = match e {
+            Error::InvalidArgument { .. } => e,
+            _ if self.cancel.is_cancelled() => Error::Cancelled,
+            e => e,
+        };
+        let e = self.redact(e);
+        if log::enabled(Level::Warn) {
+            self.log(Level::Warn, &format!("gw: {what} failed: {e}"));
+        }
+        e
+    }
+
+    /// Logs a line with the key removed, whatever built it.
+    pub(crate) fn log(&self, level: Level, line: &str) {
+        if !log::enabled(level) {
+            return;
+        }
+        // Every spelling of the key (percent-encoded in either case, JSON-escaped).
+        let line = crate::redact::text(line.to_string(), &self.api_key);
+        log::emit(level, &line);
+    }
+
+    /// When a call started now must end, from `total_timeout_ms`.
+    pub(crate) fn default_deadline(&self) -> Option<Instant> {
+        // checked: a deadline too far to represent is no deadline, not a panic.
+        self.options
+            .total_timeout()
+            .and_then(|t| Instant::now().checked_add(t))
+    }
+
+    /// No error leaves the client with the key in it, however a server spelled
+    /// it (plain, percent-encoded in either case, JSON-escaped: `redact`).
+    fn redact(&self, e: Error) -> Error {
+        e.redact(&self.api_key)
+    }
+}
+
+fn build_agent(options: &Options, route: &Route) -> Result<Agent, Error> {
+    let user_agent = headers::user_agent(options)?;
+    let config = Agent::config_builder()
+        .http_status_as_error(false)
+        // Redirects are followed by hand so credentials stay with their origin.
+        .max_redirects(0)
+        .max_redirects_will_error(false)
+        .timeout_connect(options.connect_timeout())
+        .timeout_per_read(options.read_timeout())
+        .max_idle_connections(options.max_idle_connections)
+        .max_idle_connections_per_host(options.max_idle_connections)
+        .user_agent(user_agent)
+        // The one route.rs checked (option or environment): never another one.
+        .proxy(route.proxy())
+        .tls_config(tls::config(options)?);
+    // Our TCP layer (cancellable connect and I/O) under ureq's CONNECT proxy and TLS.
+    let connector =
+        ().chain(ConnectProxyConnector::default())
+            .chain(GwTcpConnector)
+            .chain(RustlsConnector::default());
+    Ok(Agent::with_parts(
+        config.build(),
+        connector,
+        GwResolver::default(),
+    ))
+}
