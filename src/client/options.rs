@@ -86,7 +86,7 @@ impl Default for Options {
             allow_insecure_http: false,
             max_response_bytes: 64 * 1024 * 1024,
             max_line_bytes: 4 * 1024 * 1024,
-            max_event_bytes: 8 * 1024 * 1024,
+            max_event_bytes: crate::stream::sse::DEFAULT_MAX_EVENT,
             first_byte_timeout_ms: 600_000,
             idempotency_keys: true,
             user_agent: None,
