@@ -5,57 +5,14 @@
 
 mod common;
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::ptr;
 
-use gw::ffi::{self, gw_client, gw_event};
+use common::c_client::{take, CClient};
+use gw::ffi::{self, gw_event};
 use gw::{GW_INVALID_ARGUMENT, GW_OK};
 use gw_mock::MockGateway;
 use serde_json::Value;
-
-/// A C client on the mock, with `extra` options (`"validate": false`, ...).
-struct CClient(*mut gw_client);
-
-impl CClient {
-    fn new(mock: &MockGateway, extra: &str) -> CClient {
-        let options = format!(
-            r#"{{"base_url":"{}","api_key":"{}","max_retries":0{extra}}}"#,
-            mock.url(),
-            mock.api_key()
-        );
-        let options = CString::new(options).unwrap();
-        let c = unsafe { ffi::gw_client_new_with_options(options.as_ptr()) };
-        assert!(!c.is_null());
-        CClient(c)
-    }
-}
-
-impl Drop for CClient {
-    fn drop(&mut self) {
-        unsafe { ffi::gw_client_free(self.0) }
-    }
-}
-
-/// The status and `*out` of a call taking (client, json, out).
-fn run(
-    f: unsafe extern "C" fn(*const gw_client, *const c_char, *mut *mut c_char) -> c_int,
-    c: &CClient,
-    json: &str,
-) -> (c_int, String) {
-    let json = CString::new(json).unwrap();
-    let mut out: *mut c_char = ptr::null_mut();
-    let status = unsafe { f(c.0, json.as_ptr(), &mut out) };
-    (status, take(out))
-}
-
-fn take(out: *mut c_char) -> String {
-    if out.is_null() {
-        return String::new();
-    }
-    let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
-    unsafe { ffi::gw_free(out.cast()) };
-    text
-}
 
 fn message(error_json: &str) -> String {
     let v: Value = serde_json::from_str(error_json).unwrap();
@@ -75,13 +32,13 @@ const CHAT: &str = concat!(
 fn every_json_call_sends_the_callers_bytes() {
     let mock = MockGateway::start();
     let c = CClient::new(&mock, "");
-    assert_eq!(run(ffi::gw_chat, &c, CHAT).0, GW_OK);
+    assert_eq!(c.run(ffi::gw_chat, CHAT).0, GW_OK);
 
     let embeddings = r#"{"input" : ["a", "b\n", [1, 2, 3]], "model":"emb-model", "x":1.50}"#;
-    assert_eq!(run(ffi::gw_embeddings, &c, embeddings).0, GW_OK);
+    assert_eq!(c.run(ffi::gw_embeddings, embeddings).0, GW_OK);
 
     let edit = r#"{"prompt":"sky","model":"img-model","image":"https:\/\/x.example\/a.png" }"#;
-    assert_eq!(run(ffi::gw_image_edit, &c, edit).0, GW_OK);
+    assert_eq!(c.run(ffi::gw_image_edit, edit).0, GW_OK);
 
     let native = concat!(
         r#"{"contents":[{"role":"user","parts":[{"text":"what is this?"},"#,
@@ -185,7 +142,7 @@ fn invalid_json_is_refused_word_for_word_as_before() {
         "",
     ] {
         let serde = serde_json::from_str::<Value>(bad).unwrap_err();
-        let (status, out) = run(ffi::gw_chat, &c, bad);
+        let (status, out) = c.run(ffi::gw_chat, bad);
         assert_eq!(status, GW_INVALID_ARGUMENT, "{bad}");
         assert_eq!(
             message(&out),
@@ -193,7 +150,7 @@ fn invalid_json_is_refused_word_for_word_as_before() {
             "{bad}"
         );
     }
-    let (status, out) = run(ffi::gw_chat, &c, "[1, 2]");
+    let (status, out) = c.run(ffi::gw_chat, "[1, 2]");
     assert_eq!(status, GW_INVALID_ARGUMENT);
     assert_eq!(message(&out), "request_json: must be a JSON object");
     assert!(mock.requests().is_empty());
@@ -223,7 +180,7 @@ fn a_limit_broken_deep_in_a_big_body_is_refused_before_sending() {
         r#"{"type":"video_url","video_url":{"url":"https://v.example/a.mp4","fps":9}}]}"#
     );
     let body = image_chat(8, tail);
-    let (status, out) = run(ffi::gw_chat, &c, &body);
+    let (status, out) = c.run(ffi::gw_chat, &body);
     assert_eq!(status, GW_INVALID_ARGUMENT);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -244,7 +201,7 @@ fn a_limit_broken_deep_in_a_big_body_is_refused_before_sending() {
     // validate: false still skips the checks: the body goes as it is (and the mock,
     // which checks the same limits, answers 400).
     let unchecked = CClient::new(&mock, r#","validate":false"#);
-    assert_eq!(run(ffi::gw_chat, &unchecked, &body).0, 400);
+    assert_eq!(unchecked.run(ffi::gw_chat, &body).0, 400);
     let sent = mock.requests();
     assert_eq!(sent.len(), 1);
     assert!(
@@ -258,7 +215,7 @@ fn a_20_mib_body_is_sent_whole() {
     let mock = MockGateway::start();
     let c = CClient::new(&mock, "");
     let body = image_chat(20, "");
-    let (status, out) = run(ffi::gw_chat, &c, &body);
+    let (status, out) = c.run(ffi::gw_chat, &body);
     assert_eq!(status, GW_OK, "{out}");
     let sent = mock.requests();
     assert_eq!(sent.len(), 1);

@@ -162,12 +162,13 @@ impl<'a> JsonText<'a> {
         &self.root
     }
 
-    /// The text with the top-level member `key` set to `value` (a JSON literal):
+    /// The text with the top-level member `key` set to `value` (a JSON literal),
+    /// as pieces to send one after another (the caller's text is not copied):
     /// every `key` member's value replaced where it stands, or `,"key":value`
     /// appended after the last member, as serde_json's map would place it.
     /// None when the text already says exactly that (nothing to edit) or the
     /// root is not an object.
-    pub fn with_member(&self, key: &str, value: &str) -> Option<Vec<u8>> {
+    pub fn with_member(&self, key: &str, value: &str) -> Option<Vec<Cow<'a, [u8]>>> {
         let Kind::Object(members) = &self.root.kind else {
             return None;
         };
@@ -183,8 +184,8 @@ impl<'a> JsonText<'a> {
         if !spans.is_empty() && members.iter().all(|(k, v)| k != key || v.raw == value) {
             return None;
         }
-        let mut out = Vec::with_capacity(self.text.len() + key.len() + value.len() + 4);
-        let bytes = self.text.as_bytes();
+        let bytes: &'a [u8] = self.text.as_bytes();
+        let mut pieces = Vec::with_capacity(2 * spans.len() + 3);
         if spans.is_empty() {
             // Right after the last member (or the opening brace): the caller's layout
             // around it stays as it was.
@@ -192,25 +193,20 @@ impl<'a> JsonText<'a> {
                 Some((_, last)) => last.raw.as_ptr() as usize - base + last.raw.len(),
                 None => self.root.raw.as_ptr() as usize - base + 1,
             };
-            out.extend_from_slice(&bytes[..at]);
-            if !members.is_empty() {
-                out.push(b',');
-            }
-            out.push(b'"');
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(b"\":");
-            out.extend_from_slice(value.as_bytes());
-            out.extend_from_slice(&bytes[at..]);
+            let comma = if members.is_empty() { "" } else { "," };
+            pieces.push(Cow::Borrowed(&bytes[..at]));
+            pieces.push(Cow::Owned(format!("{comma}\"{key}\":{value}").into_bytes()));
+            pieces.push(Cow::Borrowed(&bytes[at..]));
         } else {
             let mut at = 0;
             for (start, end) in spans {
-                out.extend_from_slice(&bytes[at..start]);
-                out.extend_from_slice(value.as_bytes());
+                pieces.push(Cow::Borrowed(&bytes[at..start]));
+                pieces.push(Cow::Owned(value.as_bytes().to_vec()));
                 at = end;
             }
-            out.extend_from_slice(&bytes[at..]);
+            pieces.push(Cow::Borrowed(&bytes[at..]));
         }
-        Some(out)
+        Some(pieces)
     }
 }
 
@@ -985,7 +981,7 @@ mod tests {
             JsonText::parse(text)
                 .unwrap()
                 .with_member("stream", "true")
-                .map(|b| String::from_utf8(b).unwrap())
+                .map(|pieces| String::from_utf8(pieces.concat()).unwrap())
         };
         assert_eq!(set(r#"{"a":1}"#).unwrap(), r#"{"a":1,"stream":true}"#);
         assert_eq!(set(r#" { } "#).unwrap(), r#" {"stream":true } "#);

@@ -17,6 +17,7 @@ use crate::client::meta::ResponseMeta;
 use crate::client::{redirect, retry, Client};
 use crate::error::{http_error_message, Error};
 use crate::log::{self, Level};
+use crate::net::direct_body::{BodyReader, Lease, DIRECT_MIN};
 use crate::net::transport_error::map_ureq;
 
 const MAX_REDIRECTS: usize = 5;
@@ -44,7 +45,9 @@ pub(crate) struct Outgoing<'a> {
 /// A request body, sent again whole on every attempt and hop.
 #[derive(Clone, Copy)]
 pub(crate) enum Payload<'a> {
-    Bytes(&'a [u8]),
+    /// Pieces sent one after another: the caller's JSON text, or that text
+    /// around a member gw spliced in (`"stream": true`).
+    Pieces(&'a [&'a [u8]]),
     /// Read from the caller's file bytes as it is sent (no copy of the payload).
     Form(&'a EncodedForm<'a>),
 }
@@ -387,8 +390,19 @@ impl Call<'_, '_> {
             Some((content_type, payload)) => {
                 let builder = builder.header(http::header::CONTENT_TYPE, content_type);
                 match payload {
-                    Payload::Bytes(bytes) => {
+                    Payload::Pieces(&[bytes]) if bytes.len() < DIRECT_MIN => {
                         self.run_request(builder.body(bytes).map_err(invalid)?, remaining)
+                    }
+                    Payload::Pieces(pieces) => {
+                        // Written to the socket from where the pieces are (net/direct_body.rs),
+                        // or copied where TLS must encrypt them.
+                        let _lease = Lease::new(pieces);
+                        let mut reader = BodyReader::new(pieces);
+                        let request = builder
+                            .header(http::header::CONTENT_LENGTH, reader.len())
+                            .body(ureq::SendBody::from_reader(&mut reader))
+                            .map_err(invalid)?;
+                        self.run_request(request, remaining)
                     }
                     Payload::Form(form) => {
                         // A fresh reader per attempt and hop: each sends the whole body.

@@ -2,6 +2,7 @@
 //! the request, the wait for the answer's headers, retries before the first
 //! event, and the driver that turns SSE events into gw events.
 
+use std::borrow::Cow;
 use std::io::BufReader;
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,17 +41,20 @@ enum State {
 /// A streaming call whose events the caller pulls. Holds its client (so the
 /// handle it was opened on may be freed first) and reads inside that handle's
 /// cancel scope, so `Client::cancel` ends a blocked `next_event`.
-pub struct EventStream {
+pub struct EventStream<'b> {
     client: Client,
     token: Arc<CancelToken>,
-    /// The call id the stream's socket is registered under (released on drop).
-    call: u64,
+    /// The call id the stream's socket is registered under (released on drop,
+    /// before the connection in `state` closes).
+    call: HeldCall,
     kind: StreamKind,
     name: &'static str,
     method: Method,
     path: String,
     auth: Auth,
-    body: Vec<u8>,
+    /// The request body as sent: the caller's text (borrowed while the stream runs
+    /// inside the caller's call, owned by a stream handed out) around gw's edit.
+    body: Vec<Cow<'b, [u8]>>,
     deadline: Option<Instant>,
     tally: Tally,
     assemble: bool,
@@ -61,15 +65,15 @@ pub struct EventStream {
     pid: u32,
 }
 
-impl EventStream {
+impl<'b> EventStream<'b> {
     /// `assemble`: whether `finish` is to give the assembled final object
     /// (without it a chat stream's memory stays flat however long it runs).
     pub(crate) fn open(
         client: &Client,
         op: &Operation,
-        body: &JsonText<'_>,
+        body: &JsonText<'b>,
         assemble: bool,
-    ) -> Result<EventStream, Error> {
+    ) -> Result<EventStream<'b>, Error> {
         client.cancel_token().check()?;
         let scope = CallScope::enter(client.cancel_token());
         let kind = match op.stream {
@@ -90,21 +94,25 @@ impl EventStream {
             }
             // gw sets "stream": true: the rules check the rest (gw's value is a boolean),
             // and the caller's text is sent with that one member edited in place, or as
-            // it is when it already says so. The stream keeps its own copy: it may be
-            // sent again (a retry before the first event) after the caller's text is gone.
+            // it is when it already says so. A stream handed out keeps its own copy
+            // (`into_owned`): it may be sent again (a retry before the first event)
+            // after the caller's text is gone.
             if client.options().validate {
                 crate::api::validate::check_node_except(op.rules, body.root(), "stream")?;
             }
             let bytes = body
                 .with_member("stream", "true")
-                .unwrap_or_else(|| body.text().as_bytes().to_vec());
+                .unwrap_or_else(|| vec![Cow::Borrowed(body.text().as_bytes())]);
             Ok::<_, Error>((op.path_with(&[])?, bytes))
         })();
         let (path, bytes) = prepared.map_err(|e| client.failed(op.name, e))?;
         let mut stream = EventStream {
             client: client.clone(),
             token: client.cancel_token().clone(),
-            call: scope.keep(),
+            call: HeldCall {
+                token: client.cancel_token().clone(),
+                id: scope.keep(),
+            },
             kind,
             name: op.name,
             method: op.method,
@@ -119,7 +127,7 @@ impl EventStream {
             pid: crate::net::pid::current(),
         };
         let connected = {
-            let _scope = CallScope::resume(&stream.token, stream.call);
+            let _scope = CallScope::resume(&stream.token, stream.call.id);
             stream.connect()
         };
         match connected {
@@ -131,14 +139,54 @@ impl EventStream {
         }
     }
 
+    /// The stream with a copy of its request body: free of the caller's text, for
+    /// a stream handed out past the call that opened it.
+    pub(crate) fn into_owned(self) -> EventStream<'static> {
+        let EventStream {
+            client,
+            token,
+            call,
+            kind,
+            name,
+            method,
+            path,
+            auth,
+            body,
+            deadline,
+            tally,
+            assemble,
+            state,
+            has_event,
+            pid,
+        } = self;
+        EventStream {
+            client,
+            token,
+            call,
+            kind,
+            name,
+            method,
+            path,
+            auth,
+            body: vec![Cow::Owned(body.concat())],
+            deadline,
+            tally,
+            assemble,
+            state,
+            has_event,
+            pid,
+        }
+    }
+
     /// Sends the request (retrying as for any call) and checks that the answer is
     /// an event stream.
     fn connect(&mut self) -> Result<StreamDriver<Reader>, Error> {
+        let pieces: Vec<&[u8]> = self.body.iter().map(|p| &**p).collect();
         let out = Outgoing {
             method: self.method,
             path: self.path.clone(),
             auth: self.auth,
-            body: Some(("application/json", Payload::Bytes(&self.body))),
+            body: Some(("application/json", Payload::Pieces(&pieces))),
             accept: "text/event-stream",
         };
         let response = Call::new(&self.client, self.deadline, &mut self.tally).send(&out)?;
@@ -195,7 +243,7 @@ impl EventStream {
                 "this stream was opened by another process: after fork() only the parent reads it",
             ));
         }
-        let _scope = CallScope::resume(&self.token, self.call);
+        let _scope = CallScope::resume(&self.token, self.call.id);
         crate::net::cancel::set_read_idle(self.client.options().read_timeout());
         loop {
             let driver = match &mut self.state {
@@ -285,7 +333,7 @@ impl EventStream {
         &mut self,
         on_event: &mut dyn FnMut(&StreamEvent<'_>) -> bool,
     ) -> Result<(), Error> {
-        let _scope = CallScope::resume(&self.token, self.call);
+        let _scope = CallScope::resume(&self.token, self.call.id);
         while self.advance()? {
             let go_on = self.current().is_none_or(|event| on_event(&event));
             if !go_on {
@@ -332,7 +380,7 @@ impl EventStream {
     }
 }
 
-impl std::fmt::Debug for EventStream {
+impl std::fmt::Debug for EventStream<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventStream")
             .field("operation", &self.name)
@@ -341,10 +389,16 @@ impl std::fmt::Debug for EventStream {
     }
 }
 
-impl Drop for EventStream {
+/// A call id kept past its `CallScope`: released when the stream is dropped. The
+/// connection (inside the driver) is dropped with the stream: a stream freed
+/// mid-way is closed, never pooled half-read.
+struct HeldCall {
+    token: Arc<CancelToken>,
+    id: u64,
+}
+
+impl Drop for HeldCall {
     fn drop(&mut self) {
-        // The connection (inside the driver) is dropped with the stream: a stream
-        // freed mid-way is closed, never pooled half-read.
-        self.token.release_call(self.call);
+        self.token.release_call(self.id);
     }
 }

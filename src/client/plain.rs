@@ -52,12 +52,14 @@ impl Client {
         self.run(op.name, |tally| {
             refuse_stream_flag(op, body.map(JsonText::root))?;
             let path = op.path_with(params)?;
-            let bytes = self.json_body(op, body)?;
+            let pieces = self.json_body(op, body)?.map(|b| [b]);
             let out = Outgoing {
                 method: op.method,
                 path,
                 auth: op.auth,
-                body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
+                body: pieces
+                    .as_ref()
+                    .map(|p| ("application/json", Payload::Pieces(p))),
                 accept: "application/json",
             };
             let text = Call::new(self, deadline, tally).exchange(&out, op.reply)?;
@@ -136,7 +138,7 @@ impl Client {
                     validate::check_node(op.rules, b.root())?;
                 }
             }
-            let bytes = body.map(|b| b.text().as_bytes());
+            let pieces = body.map(|b| [b.text().as_bytes()]);
             let auth = if path.starts_with("/v1beta/") {
                 Auth::QueryKey
             } else {
@@ -146,7 +148,9 @@ impl Client {
                 method: method_kind,
                 path: path.to_string(),
                 auth,
-                body: bytes.map(|b| ("application/json", Payload::Bytes(b))),
+                body: pieces
+                    .as_ref()
+                    .map(|p| ("application/json", Payload::Pieces(p))),
                 accept: "application/json",
             };
             Call::new(self, self.default_deadline(), tally)

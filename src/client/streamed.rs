@@ -61,7 +61,7 @@ impl Client {
 
     /// Sends a streaming request and waits for the answer's headers; the events
     /// are then pulled from the returned stream.
-    pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream, Error> {
+    pub fn stream_open(&self, op: &Operation, body: &Value) -> Result<EventStream<'static>, Error> {
         let text = body.to_string();
         self.stream_open_text(op, &parse_serialised(&text)?)
     }
@@ -71,7 +71,7 @@ impl Client {
         &self,
         op: &Operation,
         body: &JsonText<'_>,
-    ) -> Result<EventStream, Error> {
-        EventStream::open(self, op, body, true)
+    ) -> Result<EventStream<'static>, Error> {
+        EventStream::open(self, op, body, true).map(EventStream::into_owned)
     }
 }

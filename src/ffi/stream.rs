@@ -22,7 +22,7 @@ use super::last_error::set_last_error;
 /// between calls). Cancel it with `gw_client_cancel` on the handle it was
 /// opened on. Free it with `gw_stream_free`.
 pub struct gw_stream {
-    inner: EventStream,
+    inner: EventStream<'static>,
     /// The current event's texts as C strings.
     buffers: EventBuffers,
     event: gw_event,
@@ -31,7 +31,7 @@ pub struct gw_stream {
 }
 
 impl gw_stream {
-    fn new(inner: EventStream) -> gw_stream {
+    fn new(inner: EventStream<'static>) -> gw_stream {
         gw_stream {
             inner,
             buffers: EventBuffers::default(),

@@ -1,11 +1,13 @@
 //! Connections: gw's transport under ureq and its resolver (`transport`), TLS
 //! trust (`tls`), routes and proxies (`route`), cancellation of sockets
-//! (`cancel`), the process-id check after a fork (`pid`), the rules for the
+//! (`cancel`), a big body sent from the caller's memory (`direct_body`), the
+//! process-id check after a fork (`pid`), the rules for the
 //! caller's headers (`headers`), origins (`origin`) and ureq's errors as gw's
 //! (`transport_error`). Knows no JSON and not the client: what it reads of the
 //! caller's options it reads through `Settings`.
 
 pub(crate) mod cancel;
+pub(crate) mod direct_body;
 pub(crate) mod headers;
 pub(crate) mod origin;
 pub(crate) mod pid;

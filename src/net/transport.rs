@@ -31,6 +31,7 @@ use ureq::unversioned::transport::{
 use ureq::{Error, Timeout};
 
 use crate::net::cancel::{current_cancelled, note_reset, read_idle, Attachment, POLL_SLICE};
+use crate::net::direct_body;
 
 /// How long a resolved name is reused. The system resolver gives no TTL; a short
 /// fixed one keeps repeated calls off the resolver without pinning stale addresses.
@@ -364,7 +365,17 @@ impl GwBuffers {
         if self.output.is_empty() {
             self.output = vec![0; HOLD_MAX + self.window];
         }
-        &mut self.output[self.held..self.held + self.window]
+        let window = &mut self.output[self.held..self.held + self.window];
+        // A body reader may leave it unwritten and have the caller's bytes sent instead.
+        direct_body::note_window(window.as_ptr());
+        window
+    }
+
+    /// Where the window starts now (null before the first use).
+    fn window_start(&self) -> *const u8 {
+        self.output
+            .get(self.held..)
+            .map_or(std::ptr::null(), |w| w.as_ptr())
     }
 }
 
@@ -390,9 +401,7 @@ impl Buffers for GwBuffers {
     }
 
     fn tmp_and_output(&mut self) -> (&mut [u8], &mut [u8]) {
-        if self.output.is_empty() {
-            self.window();
-        }
+        self.window();
         let (tmp, _) = self.input.tmp_and_output();
         (tmp, &mut self.output[self.held..self.held + self.window])
     }
@@ -459,21 +468,44 @@ impl GwTransport {
     /// Ok: a write timeout here is the send's (never "waiting for the answer"),
     /// so client.rs still knows an unanswered request from an unsent one.
     fn flush(&mut self) -> Result<(), Error> {
-        if self.buffers.held == 0 {
+        self.flush_with(&[])
+    }
+
+    /// Writes the held output followed by `more` (the caller's body bytes, see
+    /// `direct_body`), with the held output's deadline.
+    fn flush_with(&mut self, more: &[&[u8]]) -> Result<(), Error> {
+        if self.buffers.held == 0 && more.iter().all(|m| m.is_empty()) {
             return Ok(());
         }
-        let result = self.write_held();
+        // Out of `buffers` while written, so the write may borrow the transport.
+        let output = std::mem::take(&mut self.buffers.output);
+        let held = &output[..self.buffers.held];
+        let result = if more.is_empty() {
+            self.write_all(&mut [held])
+        } else {
+            let mut slices = Vec::with_capacity(1 + more.len());
+            slices.push(held);
+            slices.extend_from_slice(more);
+            self.write_all(&mut slices)
+        };
+        self.buffers.output = output;
         self.buffers.held = 0;
         // Part of a request may have left: the connection is never used again.
         self.broken |= result.is_err();
         result
     }
 
-    fn write_held(&mut self) -> Result<(), Error> {
-        let held = self.buffers.held;
+    /// Writes every slice, gathered (`writev`), within the held output's deadline.
+    fn write_all(&mut self, slices: &mut [&[u8]]) -> Result<(), Error> {
         let (deadline, reason) = self.held_deadline;
-        let mut written = 0;
-        while written < held {
+        let mut slices = &mut slices[..];
+        loop {
+            while slices.first().is_some_and(|s| s.is_empty()) {
+                slices = &mut slices[1..];
+            }
+            if slices.is_empty() {
+                return Ok(());
+            }
             let left = match deadline {
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => Some(left),
@@ -485,9 +517,23 @@ impl GwTransport {
             fit_timeout(&mut self.write_timeout, left, |t| {
                 stream.set_write_timeout(t)
             })?;
-            match (&**stream).write(&self.buffers.output[written..held]) {
+            let mut gathered = [io::IoSlice::new(&[]); 8];
+            for (g, s) in gathered.iter_mut().zip(slices.iter()) {
+                *g = io::IoSlice::new(s);
+            }
+            let count = slices.len().min(gathered.len());
+            match (&**stream).write_vectored(&gathered[..count]) {
                 Ok(0) => return Err(Error::Io(io::ErrorKind::WriteZero.into())),
-                Ok(n) => written += n,
+                Ok(mut n) => {
+                    while n > 0 {
+                        let first = slices[0].len().min(n);
+                        slices[0] = &slices[0][first..];
+                        n -= first;
+                        if slices[0].is_empty() {
+                            slices = &mut slices[1..];
+                        }
+                    }
+                }
                 // EINTR is retried here, never turned into a new request.
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 // The socket's timeout may fire before the deadline (see fit_timeout).
@@ -500,7 +546,6 @@ impl GwTransport {
             }
             self.check_cancel()?;
         }
-        Ok(())
     }
 }
 
@@ -575,6 +620,14 @@ impl Transport for GwTransport {
             || deadline.is_some_and(|d| self.held_deadline.0.is_none_or(|h| d < h))
         {
             self.held_deadline = (deadline, timeout.reason);
+        }
+        // A chunk of the body a reader left unwritten: the held output, then the
+        // caller's bytes from that chunk on, straight from where they are.
+        if let Some(unsent) = direct_body::take_claimed(self.buffers.window_start(), amount)? {
+            let rest = unsent.slices();
+            self.flush_with(&rest)?;
+            unsent.mark_sent();
+            return Ok(());
         }
         self.buffers.held += amount;
         if self.buffers.held < HOLD_MAX {
@@ -825,6 +878,42 @@ mod tests {
         assert_eq!(t.buffers().input(), b"HTTP");
         let n = peer.read(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"POST / HTTP/1.1\r\n\r\nbody");
+    }
+
+    /// ureq's body loop (run.rs `send_body`, non-chunked): read into the window,
+    /// transmit what was read, until the reader is empty.
+    fn send_body(t: &mut GwTransport, reader: &mut direct_body::BodyReader<'_>) {
+        loop {
+            let (_, window) = t.buffers().tmp_and_output();
+            let n = reader.read(window).unwrap();
+            if n == 0 {
+                return;
+            }
+            t.transmit_output(n, NextTimeout::default()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_leased_body_leaves_from_the_callers_memory_behind_the_held_head() {
+        let (mut t, mut peer) = pair();
+        let body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let pieces: [&[u8]; 3] = [&body[..10], b",\"stream\":true", &body[10..]];
+        let _lease = direct_body::Lease::new(&pieces);
+        let head = b"POST / HTTP/1.1\r\n\r\n";
+        send(&mut t, head, NextTimeout::default()).unwrap();
+        let mut reader = direct_body::BodyReader::new(&pieces);
+        send_body(&mut t, &mut reader);
+        assert!(
+            t.buffers.output[head.len()..].iter().all(|&b| b == 0),
+            "the body was copied into the window"
+        );
+        let mut expected = head.to_vec();
+        expected.extend(pieces.concat());
+        peer.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut got = vec![0u8; expected.len()];
+        peer.read_exact(&mut got).unwrap();
+        assert!(got == expected, "the bytes on the wire differ");
+        assert_eq!(t.buffers.held, 0, "nothing is left held");
     }
 
     #[test]

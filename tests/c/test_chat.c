@@ -140,6 +140,44 @@ static void request_json_is_read_within_its_bytes(void)
     gw_client_free(c);
 }
 
+/* A 1 MiB data-URI image chat goes to the socket from the caller's own memory
+ * (src/net/direct_body.rs): the mock records the caller's bytes, every one in its place, for
+ * gw_chat and for gw_chat_stream (its text around the "stream":true gw adds). */
+static void a_big_body_arrives_as_written(void)
+{
+    static const char head[] = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":["
+                               "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,";
+    static const char tail[] = "\"}}]}]}";
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t data = (size_t)1 << 20;
+    char *body = malloc(sizeof head - 1 + data + sizeof tail);
+    CHECK(body != NULL);
+    if (!body) return;
+    memcpy(body, head, sizeof head - 1);
+    char *d = body + sizeof head - 1;
+    for (size_t i = 0; i < data; i++) d[i] = b64[(i * 31 + (i >> 7) + (i >> 17)) % 64];
+    memcpy(d + data, tail, sizeof tail);
+
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(c, body, &out), GW_OK);
+    gw_free(out);
+    out = NULL;
+    CHECK_STATUS(gw_chat_stream(c, body, NULL, NULL, &out), GW_OK);
+    gw_free(out);
+
+    /* The mock's record holds each body twice, as text and parsed; base64 needs no escape. */
+    char *requests = mock_requests();
+    CHECK_EQ_INT(mock_request_count(), 2);
+    d[data] = '\0';
+    CHECK_EQ_INT(count_substr(requests, d), 4);
+    CHECK_STR_CONTAINS(requests, "}}]}],\\\"stream\\\":true}");
+    gw_free(requests);
+    free(body);
+    gw_client_free(c);
+}
+
 void run_chat_tests(void)
 {
     RUN(chat_answers_with_a_completion);
@@ -147,4 +185,5 @@ void run_chat_tests(void)
     RUN(broken_limits_are_refused_before_sending);
     RUN(validate_false_lets_the_server_judge);
     RUN(request_json_is_read_within_its_bytes);
+    RUN(a_big_body_arrives_as_written);
 }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod c_client;
+
 use gw::{Client, Error, Options};
 use gw_mock::MockGateway;
 use serde_json::{json, Value};
