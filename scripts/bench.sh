@@ -160,6 +160,9 @@ big_txt="$(measure "gw and floor interleaved, 1 MiB text chat" "$GWBENCH" bigbod
     "${big[@]}" kind=text kib=1024)"
 big_str="$(measure "gw and floor interleaved, 5 MiB data-URI image chat, streamed" "$GWBENCH" \
     bigbody "${big[@]}" kind=image kib=5120 api=stream)"
+# The same image chat at a fifth of the size: its allocations must not differ.
+big_small="$(measure "gw and floor interleaved, 1 MiB data-URI image chat" "$GWBENCH" bigbody \
+    "${big[@]}" kind=image kib=1024)"
 check_loadserver
 stop_loadserver
 
@@ -240,6 +243,8 @@ big_rows() {
 big_rows "5 MiB data-URI image chat (gw_chat)" "$big_img"
 big_rows "1 MiB text chat (gw_chat)" "$big_txt"
 big_rows "5 MiB data-URI image chat streamed (gw_chat_stream, out NULL)" "$big_str"
+row "heap allocations per call, image chat of 1 MiB vs 5 MiB" \
+    "$(get allocs_per_call "$big_small") vs $(get allocs_per_call "$big_img")" - - "the same"
 echo
 echo "ratio: gw's time, CPU or count over the floor's (for events per second, the floor's rate over gw's)."
 echo "Raw lines: $log"
