@@ -667,6 +667,9 @@ const char *gw_last_error(void);
  * progress on other threads to return. Called from inside a log callback it
  * cannot wait for that callback (it is the one running): it then returns at
  * once, and the old `user_data` must live until that callback returns.
+ * Because it waits, do not call it while holding a lock that the old callback
+ * takes: a call of that callback on another thread would wait for the lock and
+ * this function for the call.
  */
 void gw_set_logger(gw_log_cb GW_NULLABLE cb, void *GW_NULLABLE user_data, int max_level);
 

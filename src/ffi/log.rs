@@ -59,6 +59,9 @@ impl UserData {
 /// progress on other threads to return. Called from inside a log callback it
 /// cannot wait for that callback (it is the one running): it then returns at
 /// once, and the old `user_data` must live until that callback returns.
+/// Because it waits, do not call it while holding a lock that the old callback
+/// takes: a call of that callback on another thread would wait for the lock and
+/// this function for the call.
 #[no_mangle]
 pub unsafe extern "C" fn gw_set_logger(cb: gw_log_cb, user_data: *mut c_void, max_level: c_int) {
     catch((), || {
