@@ -8,7 +8,7 @@
  *                                            stream, out NULL; exit status 3 on GW_TOO_LARGE
  *   gwbench scale port=P threads=T n=N       calls/s, T threads sharing one client vs 1
  *   gwbench upload port=P reps=R mib=M       gw_image_edit_upload of M MiB, best and median
- *   gwbench bigbody port=P kind=image|text kib=K reps=R [api=plain|stream]   gw_chat (or
+ *   gwbench bigbody port=P kind=image|text|cjk kib=K reps=R [api=plain|stream]   gw_chat (or
  *                                            gw_chat_stream, out NULL) of a K KiB body (data-URI
  *                                            image or long text) interleaved with the floor:
  *                                            CPU, allocations, peak RSS growth per call

@@ -45,21 +45,27 @@ static char *image_chat(size_t bytes) {
 
 /* A long context: prose with a line break (\n) every line and now and then a quoted phrase
  * (\"), as pasted documents have. */
-static char *text_chat(size_t bytes) {
+static char *text_chat(size_t bytes, int cjk) {
     static const char head[] =
         "{\"model\":\"chat-model\",\"messages\":[{\"role\":\"system\",\"content\":"
         "\"Answer from the document.\"},{\"role\":\"user\",\"content\":\"";
     static const char tail[] = "\"}],\"temperature\":0.2,\"max_tokens\":500}";
-    static const char *words[] = {"the", "gateway", "answers", "every", "request", "with",
+    static const char *latin[] = {"the", "gateway", "answers", "every", "request", "with",
                                   "a", "model", "that", "reads", "long", "documents",
                                   "carefully,", "and", "then", "summarises", "them."};
+    /* The same prose in Chinese: three bytes a character in UTF-8. */
+    static const char *chinese[] = {"网关", "回答", "每一个", "请求", "用", "一个", "模型",
+                                    "它", "仔细地", "阅读", "长", "文档", "然后", "总结",
+                                    "它们。", "并且", "引用"};
+    const char *const *words = cjk ? chinese : latin;
+    size_t word_count = cjk ? sizeof chinese / sizeof *chinese : sizeof latin / sizeof *latin;
     char *p = malloc(bytes + 64);
     if (!p) fail("out of memory");
     memcpy(p, head, sizeof head - 1);
     size_t at = sizeof head - 1, n = 0;
     size_t limit = bytes - (sizeof tail - 1) - 16;
     while (at < limit) {
-        const char *w = words[n % (sizeof words / sizeof *words)];
+        const char *w = words[n % word_count];
         size_t wl = strlen(w);
         memcpy(p + at, w, wl);
         at += wl;
@@ -104,8 +110,9 @@ void mode_bigbody(const char *kind, long long kib, long long reps, const char *a
     size_t bytes = (size_t)kib << 10;
     char *req;
     if (strcmp(kind, "image") == 0) req = image_chat(bytes);
-    else if (strcmp(kind, "text") == 0) req = text_chat(bytes);
-    else fail("kind must be image or text");
+    else if (strcmp(kind, "text") == 0) req = text_chat(bytes, 0);
+    else if (strcmp(kind, "cjk") == 0) req = text_chat(bytes, 1);
+    else fail("kind must be image, text or cjk");
     size_t body_len = strlen(req);
 
     gw_client *client = bench_client();

@@ -158,6 +158,8 @@ big_img="$(measure "gw and floor interleaved, 5 MiB data-URI image chat" "$GWBEN
     "${big[@]}" kind=image kib=5120)"
 big_txt="$(measure "gw and floor interleaved, 1 MiB text chat" "$GWBENCH" bigbody \
     "${big[@]}" kind=text kib=1024)"
+big_cjk="$(measure "gw and floor interleaved, 1 MiB Chinese text chat" "$GWBENCH" bigbody \
+    "${big[@]}" kind=cjk kib=1024)"
 big_str="$(measure "gw and floor interleaved, 5 MiB data-URI image chat, streamed" "$GWBENCH" \
     bigbody "${big[@]}" kind=image kib=5120 api=stream)"
 # The same image chat at a fifth of the size: its allocations must not differ.
@@ -242,6 +244,7 @@ big_rows() {
 }
 big_rows "5 MiB data-URI image chat (gw_chat)" "$big_img"
 big_rows "1 MiB text chat (gw_chat)" "$big_txt"
+big_rows "1 MiB Chinese text chat (gw_chat; UTF-8 past ASCII all through)" "$big_cjk"
 big_rows "5 MiB data-URI image chat streamed (gw_chat_stream, out NULL)" "$big_str"
 row "heap allocations per call, image chat of 1 MiB vs 5 MiB" \
     "$(get allocs_per_call "$big_small") vs $(get allocs_per_call "$big_img")" - - "the same"

@@ -7,4 +7,5 @@ pub(crate) mod multipart;
 pub mod ops;
 pub(crate) mod raw_json;
 pub(crate) mod rules;
+pub(crate) mod utf8_check;
 pub mod validate;

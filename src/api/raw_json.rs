@@ -124,12 +124,8 @@ pub struct JsonText<'a> {
 impl<'a> JsonText<'a> {
     /// Parses `text`; the error is serde_json's own for the same text.
     pub fn parse(text: &'a str) -> Result<JsonText<'a>, Unscanned> {
-        let mut scanner = Scanner {
-            src: SliceSource(text),
-            pos: 0,
-        };
-        match scanner.document() {
-            Some(root) => Ok(JsonText { text, root }),
+        match JsonText::scan(text) {
+            Some(scanned) => Ok(scanned),
             None => Err(match serde_json::from_str::<Value>(text) {
                 Err(e) => Unscanned::Invalid(e),
                 Ok(v) => Unscanned::Valid(v),
@@ -144,6 +140,7 @@ impl<'a> JsonText<'a> {
     ///
     /// # Safety
     /// `p` is a NUL-terminated string, valid and unchanged for `'a`.
+    #[cfg(target_arch = "x86_64")]
     pub unsafe fn parse_c(p: *const u8) -> Option<JsonText<'a>> {
         let mut scanner = Scanner {
             src: CSource(p, std::marker::PhantomData),
@@ -151,6 +148,27 @@ impl<'a> JsonText<'a> {
         };
         let root = scanner.document()?;
         let text = scanner.src.str(0, scanner.pos);
+        Some(JsonText { text, root })
+    }
+
+    /// Elsewhere (arm64 phones among them) in three passes, each vectorised where
+    /// it runs: the length by the C library's `strlen`, the UTF-8 by std, then
+    /// the scan of the text.
+    ///
+    /// # Safety
+    /// As the x86_64 one.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub unsafe fn parse_c(p: *const u8) -> Option<JsonText<'a>> {
+        parse_c_in_passes(p)
+    }
+
+    /// The scan alone: None where `parse` would give an error.
+    fn scan(text: &'a str) -> Option<JsonText<'a>> {
+        let mut scanner = Scanner {
+            src: SliceSource(text),
+            pos: 0,
+        };
+        let root = scanner.document()?;
         Some(JsonText { text, root })
     }
 
@@ -210,51 +228,37 @@ impl<'a> JsonText<'a> {
     }
 }
 
-/// Where the scan reads: a Rust string, or a C string whose end is its NUL.
-/// `byte` gives 0 at the end; the scan never reads past a byte it has not
-/// checked, so a C string is never read past its NUL (bar `next_special`).
+/// `parse_c` off x86_64 (and, in tests, beside the one-pass scan on it).
+///
+/// # Safety
+/// As `parse_c`.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+unsafe fn parse_c_in_passes<'a>(p: *const u8) -> Option<JsonText<'a>> {
+    let bytes = std::slice::from_raw_parts(p, libc::strlen(p.cast()));
+    if !crate::api::utf8_check::is_valid(bytes) {
+        return None;
+    }
+    JsonText::scan(std::str::from_utf8_unchecked(bytes))
+}
+
+/// Where the scan reads: a Rust string, or (on x86_64) a C string whose end is
+/// its NUL. `byte` gives 0 at the end; the scan never reads past a byte it has
+/// not checked, so a C string is never read past its NUL (bar the aligned runs
+/// of `run_bits_c`).
 trait Source<'a> {
     fn byte(&self, i: usize) -> u8;
     /// Whether the text ends at `i`.
     fn end(&self, i: usize) -> bool;
-    /// The first byte at or after `i` that ends a string's plain run: a quote, a
-    /// backslash, a control character (the end reads as NUL) and, where UTF-8 is
-    /// not known valid yet, a byte past ASCII.
-    fn next_special(&self, i: usize) -> usize;
     /// The text from `start` to `end`, all of it checked by the scan.
     fn str(&self, start: usize, end: usize) -> &'a str;
-    /// Whether bytes past ASCII need checking (`utf8_char`).
-    const CHECK_UTF8: bool;
-
     /// The string whose opening quote is at `i`: the index after its closing
     /// quote and whether it holds escapes; None when it is not a valid string.
-    fn string_end(&self, i: usize) -> Option<(usize, bool)>
-    where
-        Self: Sized,
-    {
-        let mut i = i + 1;
-        let mut escaped = false;
-        loop {
-            i = self.next_special(i);
-            match self.byte(i) {
-                b'"' => return Some((i + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    i = escape(self, i)?;
-                }
-                b if b >= 0x80 && Self::CHECK_UTF8 => i = utf8_char(self, i)?,
-                // A control character (or the end): not allowed in a JSON string.
-                _ => return None,
-            }
-        }
-    }
+    fn string_end(&self, i: usize) -> Option<(usize, bool)>;
 }
 
 struct SliceSource<'a>(&'a str);
 
 impl<'a> Source<'a> for SliceSource<'a> {
-    const CHECK_UTF8: bool = false;
-
     fn byte(&self, i: usize) -> u8 {
         self.0.as_bytes().get(i).copied().unwrap_or(0)
     }
@@ -263,20 +267,85 @@ impl<'a> Source<'a> for SliceSource<'a> {
         i == self.0.len()
     }
 
-    fn next_special(&self, i: usize) -> usize {
-        next_special(self.0.as_bytes(), i)
-    }
-
     fn str(&self, start: usize, end: usize) -> &'a str {
         &self.0[start..end]
     }
+
+    /// A `str` is UTF-8 already: only quotes, backslashes and control characters
+    /// (the end reads as NUL) stop the plain run.
+    fn string_end(&self, i: usize) -> Option<(usize, bool)> {
+        let mut i = i + 1;
+        let mut escaped = false;
+        loop {
+            i = next_special(self.0.as_bytes(), i);
+            match self.byte(i) {
+                b'"' => return Some((i + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    i = escape(self, i)?;
+                }
+                _ => return None,
+            }
+        }
+    }
 }
 
+#[cfg(target_arch = "x86_64")]
 struct CSource<'a>(*const u8, std::marker::PhantomData<&'a u8>);
 
-impl<'a> Source<'a> for CSource<'a> {
-    const CHECK_UTF8: bool = true;
+/// A plain run longer than this has its UTF-8 checked as it goes, while its bytes
+/// are still in the cache, not once at its end.
+#[cfg(target_arch = "x86_64")]
+const UTF8_CHUNK: usize = 64 * 1024;
 
+#[cfg(target_arch = "x86_64")]
+impl<'a> CSource<'a> {
+    /// Whether bytes `start..end`, all read and before the NUL, are UTF-8.
+    fn utf8(&self, start: usize, end: usize) -> bool {
+        // SAFETY: as `str`: bytes the scan read, before the NUL.
+        let bytes = unsafe { std::slice::from_raw_parts(self.0.add(start), end - start) };
+        crate::api::utf8_check::is_valid(bytes)
+    }
+
+    /// From `at`, a byte past ASCII inside a string: the index of the special
+    /// byte that ends the plain run (a quote, a backslash, a control character),
+    /// the run's UTF-8 checked (`utf8_check`, vectorised) on the way, in chunks of
+    /// `UTF8_CHUNK` bytes while they are still in the cache. Quotes and
+    /// backslashes are ASCII, so never inside a character. None when not UTF-8.
+    fn rest_of_run(&self, at: usize) -> Option<usize> {
+        let p = self.0 as usize;
+        let mut unchecked = at;
+        // SAFETY: as in `string_end`.
+        let mut run = (p + at) & !31;
+        let mut special =
+            unsafe { run_bits_c::<false>(run, p + at - run) } & !0u32 << (p + at - run);
+        loop {
+            if special != 0 {
+                let end = run + special.trailing_zeros() as usize - p;
+                return self.utf8(unchecked, end).then_some(end);
+            }
+            run += 32;
+            let done = run - p;
+            if done - unchecked >= UTF8_CHUNK {
+                // No special byte so far: every byte up to `done` is the string's.
+                // Checked up to the last lead byte among the last three: a character
+                // that may go on past `done` is checked with the next chunk.
+                let cut = (done - 3..done)
+                    .rev()
+                    .find(|&k| self.byte(k) >= 0xC0)
+                    .unwrap_or(done);
+                if !self.utf8(unchecked, cut) {
+                    return None;
+                }
+                unchecked = cut;
+            }
+            special = unsafe { run_bits_c::<false>(run, 0) };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Source<'a> for CSource<'a> {
     fn byte(&self, i: usize) -> u8 {
         // SAFETY: every byte before `i` was read and is not NUL (see the trait).
         unsafe { *self.0.add(i) }
@@ -286,21 +355,17 @@ impl<'a> Source<'a> for CSource<'a> {
         self.byte(i) == 0
     }
 
-    fn next_special(&self, i: usize) -> usize {
-        // SAFETY: as `byte`.
-        unsafe { next_special_c(self.0, i) }
-    }
-
     /// Walks the special bytes of each 32-byte run from one mask (an escape every
-    /// line costs no new load and no new entry).
-    #[cfg(target_arch = "x86_64")]
+    /// line costs no new load and no new entry). A byte past ASCII hands over to
+    /// `rest_of_run`, which checks the UTF-8 of the whole plain run it starts.
     fn string_end(&self, i: usize) -> Option<(usize, bool)> {
         let p = self.0 as usize;
         let mut escaped = false;
-        // SAFETY: as `next_special_c`: a run is read only once a byte in it is known
+        // SAFETY: as `run_bits_c`: a run is read only once a byte in it is known
         // to lie at or before the NUL.
         let mut run = (p + i + 1) & !31;
-        let mut mask = unsafe { run_mask_c(run, p + i + 1 - run) } & !0u32 << (p + i + 1 - run);
+        let mut mask =
+            unsafe { run_bits_c::<true>(run, p + i + 1 - run) } & !0u32 << (p + i + 1 - run);
         loop {
             while mask != 0 {
                 let at = run + mask.trailing_zeros() as usize - p;
@@ -310,25 +375,27 @@ impl<'a> Source<'a> for CSource<'a> {
                         escaped = true;
                         escape(self, at)?
                     }
-                    b if b >= 0x80 => utf8_char(self, at)?,
+                    b if b >= 0x80 => self.rest_of_run(at)?,
+                    // A control character (or the NUL): not allowed in a JSON string.
                     _ => return None,
                 };
                 let past = p + next - run;
                 if past >= 32 {
                     run = (p + next) & !31;
-                    mask = unsafe { run_mask_c(run, p + next - run) } & !0u32 << (p + next - run);
+                    mask = unsafe { run_bits_c::<true>(run, p + next - run) }
+                        & !0u32 << (p + next - run);
                 } else {
                     mask &= !0u32 << past;
                 }
             }
             run += 32;
-            mask = unsafe { run_mask_c(run, 0) };
+            mask = unsafe { run_bits_c::<true>(run, 0) };
         }
     }
 
     fn str(&self, start: usize, end: usize) -> &'a str {
         // SAFETY: the scan read these bytes, all before the NUL, and checked them:
-        // ASCII outside strings, whole UTF-8 characters inside (`utf8_char`).
+        // ASCII outside strings, UTF-8 inside (`string_end`).
         unsafe {
             std::str::from_utf8_unchecked(std::slice::from_raw_parts(
                 self.0.add(start),
@@ -518,31 +585,6 @@ impl<'a, S: Source<'a>> Scanner<S> {
     }
 }
 
-/// Checks the UTF-8 character starting at `i` (a byte past ASCII) as
-/// `std::str::from_utf8` would; the index after it.
-fn utf8_char<'a>(src: &impl Source<'a>, i: usize) -> Option<usize> {
-    let first = src.byte(i);
-    let (second, more) = match first {
-        0xC2..=0xDF => (0x80..=0xBF, 0),
-        0xE0 => (0xA0..=0xBF, 1),
-        0xE1..=0xEC | 0xEE..=0xEF => (0x80..=0xBF, 1),
-        0xED => (0x80..=0x9F, 1),
-        0xF0 => (0x90..=0xBF, 2),
-        0xF1..=0xF3 => (0x80..=0xBF, 2),
-        0xF4 => (0x80..=0x8F, 2),
-        _ => return None,
-    };
-    if !second.contains(&src.byte(i + 1)) {
-        return None;
-    }
-    for k in 0..more {
-        if !(0x80..=0xBF).contains(&src.byte(i + 2 + k)) {
-            return None;
-        }
-    }
-    Some(i + 2 + more)
-}
-
 /// Whether a string byte ends the plain run: a quote, a backslash or a control character.
 fn special(b: u8) -> bool {
     b == b'"' || b == b'\\' || b < 0x20
@@ -586,19 +628,19 @@ unsafe fn specials16(v: std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128
 }
 
 /// One bit per byte of the 32-byte-aligned run at `at`: a quote, a backslash, a
-/// control character (the NUL included) or a byte past ASCII. The loads are
-/// aligned as C's own `strlen` reads: a run never crosses a page, so when one of
-/// its bytes lies at or before the string's NUL the whole run is readable; bytes
-/// past the NUL are never used (the NUL is special and comes first). The loads
-/// are an `asm!` block, outside what Rust's memory model sees, as a call to
-/// `strlen` would be.
+/// control character (the NUL included) and, `WITH_HIGH`, a byte past ASCII.
+/// The loads are aligned as C's own `strlen` reads: a run never crosses a page,
+/// so when one of its bytes lies at or before the string's NUL the whole run is
+/// readable; bytes past the NUL are never used (the NUL is special and comes
+/// first). The loads are an `asm!` block, outside what Rust's memory model sees,
+/// as a call to `strlen` would be.
 ///
 /// # Safety
 /// `at` is 32-aligned and its byte `skip` (< 32) is a byte of a NUL-terminated
 /// string at or before its NUL.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn run_mask_c(at: usize, skip: usize) -> u32 {
+unsafe fn run_bits_c<const WITH_HIGH: bool>(at: usize, skip: usize) -> u32 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_setzero_si128,
     };
@@ -614,7 +656,14 @@ unsafe fn run_mask_c(at: usize, skip: usize) -> u32 {
         v
     }
     // High bits: bytes past ASCII.
-    let bits = |v: __m128i| _mm_movemask_epi8(_mm_or_si128(specials16(v), v)) as u32;
+    let bits = |v: __m128i| {
+        let special = specials16(v);
+        _mm_movemask_epi8(if WITH_HIGH {
+            _mm_or_si128(special, v)
+        } else {
+            special
+        }) as u32
+    };
     // Nor a first half wholly before the string: only bytes the caller skips.
     if skip >= 16 {
         return bits(load16(at + 16)) << 16;
@@ -629,43 +678,6 @@ unsafe fn run_mask_c(at: usize, skip: usize) -> u32 {
         return bits(lo);
     }
     bits(lo) | bits(load16(at + 16)) << 16
-}
-
-/// `next_special` in a C string, bytes past ASCII included, where the length is
-/// not known: 32 bytes a step, from the 32-aligned run that holds byte `i`.
-///
-/// # Safety
-/// `p` is a NUL-terminated string and no byte before `i` is its NUL.
-#[cfg(target_arch = "x86_64")]
-unsafe fn next_special_c(p: *const u8, i: usize) -> usize {
-    let start = p as usize + i;
-    let mut run = start & !31;
-    let mask = run_mask_c(run, start - run) >> (start - run);
-    if mask != 0 {
-        return i + mask.trailing_zeros() as usize;
-    }
-    loop {
-        run += 32;
-        let mask = run_mask_c(run, 0);
-        if mask != 0 {
-            return run - p as usize + mask.trailing_zeros() as usize;
-        }
-    }
-}
-
-/// Elsewhere: one byte at a time.
-///
-/// # Safety
-/// As the x86_64 one.
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn next_special_c(p: *const u8, mut i: usize) -> usize {
-    loop {
-        let b = *p.add(i);
-        if special(b) || b >= 0x80 {
-            return i;
-        }
-        i += 1;
-    }
 }
 
 /// The same, 8 bytes a step (SWAR) elsewhere.
@@ -851,6 +863,13 @@ mod tests {
         for text in texts {
             let c = std::ffi::CString::new(text.clone()).unwrap();
             let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+            let in_passes = unsafe { parse_c_in_passes(c.as_ptr().cast()) };
+            assert_eq!(
+                format!("{ours:?}"),
+                format!("{in_passes:?}"),
+                "{:?}: the one-pass and three-pass C scans differ",
+                String::from_utf8_lossy(&text)
+            );
             let expected = std::str::from_utf8(&text)
                 .ok()
                 .and_then(|t| JsonText::parse(t).ok());
@@ -864,6 +883,97 @@ mod tests {
                     "{:?}: C scan {a:?}, text scan {b:?}",
                     String::from_utf8_lossy(&text)
                 ),
+            }
+        }
+    }
+
+    /// Strings past ASCII longer than a UTF-8 chunk (64 KiB), with escapes or
+    /// without, a character across every chunk edge, and one bad byte anywhere:
+    /// the C scan takes and refuses what std's UTF-8 check and the text scan do.
+    #[test]
+    fn long_strings_past_ascii_are_checked_whole() {
+        let line = "网关回答每一个请求 é 😀 ";
+        let mut long = String::new();
+        while long.len() < 3 * UTF8_CHUNK + 100 {
+            long.push_str(line);
+        }
+        let escaped = long.replace(' ', "\\n");
+        for body in [&long, &escaped] {
+            for shift in 0..4 {
+                let text = format!("{{\"a\":\"{}{body}\",\"b\":1}}", "x".repeat(shift));
+                let c = std::ffi::CString::new(text.clone()).unwrap();
+                let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                assert_eq!(
+                    ours.map(|t| t.text().len()),
+                    Some(text.len()),
+                    "shift {shift}"
+                );
+                // One byte broken: a continuation made ASCII, a lead made a stray
+                // continuation, a byte past any character.
+                for at in [
+                    7,
+                    1000,
+                    UTF8_CHUNK - 1,
+                    UTF8_CHUNK,
+                    UTF8_CHUNK + 2,
+                    text.len() - 12,
+                ] {
+                    for bad in [b'A', 0x80, 0xFF] {
+                        let mut bytes = text.clone().into_bytes();
+                        if bytes[at] < 0x80 {
+                            continue;
+                        }
+                        bytes[at] = bad;
+                        let expected = std::str::from_utf8(&bytes)
+                            .ok()
+                            .and_then(|t| JsonText::parse(t).ok())
+                            .map(|t| t.text().len());
+                        let c = std::ffi::CString::new(bytes).unwrap();
+                        let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                        assert_eq!(ours.map(|t| t.text().len()), expected, "{at} {bad:#x}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A character left unfinished right where the first UTF-8 chunk ends (the
+    /// scan reads 32-byte blocks from a 32-aligned address, so the text is placed
+    /// on one), then the closing quote: refused, as std refuses it.
+    #[test]
+    fn a_character_cut_at_a_chunk_edge_is_refused() {
+        // The string's bytes start at 6; the first chunk ends at the first block
+        // end at least UTF8_CHUNK bytes later.
+        let edge = (6 + UTF8_CHUNK).div_ceil(32) * 32;
+        for cut in [&[0xC3u8][..], &[0xE4], &[0xE4, 0xB8], &[0xF0, 0x9F, 0x98]] {
+            for complete in [false, true] {
+                let mut text = b"{\"a\":\"".to_vec();
+                while text.len() + 3 <= edge - cut.len() {
+                    text.extend_from_slice("网".as_bytes());
+                }
+                text.resize(edge - cut.len(), b'x');
+                text.extend_from_slice(cut);
+                if complete {
+                    // The rest of the character after the edge: valid.
+                    let whole: &[u8] = match cut[0] {
+                        0xC3 => "é".as_bytes(),
+                        0xE4 => "丸".as_bytes(),
+                        _ => "😘".as_bytes(),
+                    };
+                    text.extend_from_slice(&whole[cut.len()..]);
+                }
+                text.extend_from_slice(b"\"}\0");
+                let mut block = vec![0u8; text.len() + 32];
+                let at = block.as_ptr().align_offset(32);
+                block[at..at + text.len()].copy_from_slice(&text);
+                let ours = unsafe { JsonText::parse_c(block[at..].as_ptr()) };
+                let body = &text[..text.len() - 1];
+                assert_eq!(
+                    ours.is_some(),
+                    std::str::from_utf8(body).is_ok(),
+                    "{cut:02x?} complete: {complete}"
+                );
+                assert_eq!(ours.is_some(), complete);
             }
         }
     }
