@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Swift binding's overhead over the C ABI (bindings/swift/Sources/GwBench), against a
 # gw-mock started here: per-call wall and CPU time, CPU per stream event. Prints a table,
-# asserts nothing. Release build. GW_BENCH_CALLS / GW_BENCH_STREAMS / GW_BENCH_WORDS tune it.
+# asserts nothing. Release build. GW_BENCH_CALLS / GW_BENCH_STREAMS / GW_BENCH_WORDS tune it;
+# GW_BENCH_BIG_KIB / GW_BENCH_BIG_CALLS the big data-URI image chat (Swift Data vs gw_chat).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"

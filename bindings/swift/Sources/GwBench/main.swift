@@ -4,7 +4,8 @@
 // process's user+system time (getrusage), all threads; gw-mock runs in its own process.
 //
 //   GW_BASE_URL   the mock (required);  GW_BENCH_CALLS (2000);  GW_BENCH_STREAMS (40);
-//   GW_BENCH_WORDS words per streamed answer, about one event each (400)
+//   GW_BENCH_WORDS words per streamed answer, about one event each (400);
+//   GW_BENCH_BIG_KIB the big image chat's body (5120);  GW_BENCH_BIG_CALLS its rounds (20)
 import CGw
 import Foundation
 import Gw
@@ -21,6 +22,8 @@ guard let base = env["GW_BASE_URL"] else {
 let calls = Int(env["GW_BENCH_CALLS"] ?? "") ?? 2000
 let streams = Int(env["GW_BENCH_STREAMS"] ?? "") ?? 40
 let words = Int(env["GW_BENCH_WORDS"] ?? "") ?? 400
+let bigKiB = Int(env["GW_BENCH_BIG_KIB"] ?? "") ?? 5120
+let bigCalls = max(1, Int(env["GW_BENCH_BIG_CALLS"] ?? "") ?? 20)
 
 func cpuSeconds() -> Double {
     var u = rusage()
@@ -145,5 +148,68 @@ for (name, f, n) in [
     print(
         "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
             + String(format: "  %10d  %7.2f µs  %7.2f µs", n, f.cpu / Double(n) * 1e6, f.wall / Double(n) * 1e6))
+}
+
+// A photo as a base64 data URI (bench/gwbench_bigbody.c's image chat): pseudo-random base64
+// so no byte repeats in a pattern, the body `bigKiB` KiB. Each round times one C call and one
+// Swift call, interleaved so both see the same machine load; the median CPU per call of each.
+func imageChat(bytes: Int) -> Data {
+    let head = #"{"model":"vision-model","messages":[{"role":"user","content":[{"type":"text","text":"What is in this photo?"},{"type":"image_url","image_url":{"url":"data:image/jpeg;base64,"#
+    let tail = #"","detail":"high"}}]}],"max_tokens":300}"#
+    let b64 = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    var body = Data(head.utf8)
+    var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+    let n = (bytes - head.utf8.count - tail.utf8.count) / 4 * 4
+    body.append(contentsOf: (0..<n).map { _ in
+        x ^= x << 13
+        x ^= x >> 7
+        x ^= x << 17
+        return b64[Int(x & 63)]
+    })
+    body.append(contentsOf: tail.utf8)
+    return body
+}
+
+func processCPU() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+func median(_ v: [Double]) -> Double {
+    let s = v.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+let bigBody = imageChat(bytes: bigKiB * 1024)
+// gw-mock keeps every request it records: forget them between rounds (not timed).
+let control = try GwClient(GwOptions(baseURL: base, apiKey: "sk-test", maxRetries: 0, validate: false))
+func forgetRequests() async throws { _ = try await control.request("POST", "/__mock/reset", body: [:]) }
+// gw_chat wants a C string: the body with a NUL after it, made once, outside the clock.
+let bigCBody: [CChar] = bigBody.map { CChar(bitPattern: $0) } + [0]
+func cBigChat() {
+    var out: UnsafeMutablePointer<CChar>?
+    let status = gw_chat(cClient, bigCBody, &out)
+    precondition(status == 0, "gw_chat (big body) failed: \(out.map { String(cString: $0) } ?? "")")
+    gw_free(out)
+}
+var cBig: [Double] = []
+var swiftBig: [Double] = []
+_ = try await client.chat(bigBody)  // warm-up
+for _ in 0..<bigCalls {
+    try await forgetRequests()
+    let c0 = processCPU()
+    cBigChat()
+    cBig.append(processCPU() - c0)
+    try await forgetRequests()
+    let s0 = processCPU()
+    _ = try await client.chat(bigBody)
+    swiftBig.append(processCPU() - s0)
+}
+try await forgetRequests()
+print(String(format: "gw-swift bench: a %.2f MiB data-URI image chat, CPU per call, median of %d", Double(bigBody.count) / 1_048_576, bigCalls))
+print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "    CPU/call")
+for (name, v) in [("C ABI: gw_chat", cBig), ("Swift: chat(Data) -> Data", swiftBig)] {
+    print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "  %7.2f ms", median(v) * 1e3))
 }
 gw_client_free(cClient)
