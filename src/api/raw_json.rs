@@ -8,6 +8,12 @@
 //! `serde_json::from_str::<Value>` accepts (control characters, escapes, a lone
 //! surrogate, nesting past 127 levels are refused); whatever it refuses is parsed
 //! again by serde_json, so an error message is serde_json's, word for word.
+//!
+//! A C string is scanned in the same pass that finds its end (x86_64): strings
+//! 32 bytes a step with SSE2, whole 64-byte blocks of plain text or two-byte
+//! escapes a step with AVX2 where the CPU has it, text past ASCII checked a
+//! span at a time (`utf8_check`). Elsewhere: `strlen`, the UTF-8 check, then
+//! the scan of the text.
 
 use std::borrow::Cow;
 
@@ -142,8 +148,21 @@ impl<'a> JsonText<'a> {
     /// `p` is a NUL-terminated string, valid and unchanged for `'a`.
     #[cfg(target_arch = "x86_64")]
     pub unsafe fn parse_c(p: *const u8) -> Option<JsonText<'a>> {
+        JsonText::parse_c_as(p, std::is_x86_feature_detected!("avx2"))
+    }
+
+    /// `parse_c`, with or without the AVX2 blocks (`wide`; the tests run both).
+    ///
+    /// # Safety
+    /// As `parse_c`; `wide` only where the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn parse_c_as(p: *const u8, wide: bool) -> Option<JsonText<'a>> {
         let mut scanner = Scanner {
-            src: CSource(p, std::marker::PhantomData),
+            src: CSource {
+                start: p,
+                wide,
+                _text: std::marker::PhantomData,
+            },
             pos: 0,
         };
         let root = scanner.document()?;
@@ -291,7 +310,12 @@ impl<'a> Source<'a> for SliceSource<'a> {
 }
 
 #[cfg(target_arch = "x86_64")]
-struct CSource<'a>(*const u8, std::marker::PhantomData<&'a u8>);
+struct CSource<'a> {
+    start: *const u8,
+    /// Whether whole 64-byte blocks are tried first with AVX2 (`string_end`).
+    wide: bool,
+    _text: std::marker::PhantomData<&'a u8>,
+}
 
 /// A plain run longer than this has its UTF-8 checked as it goes, while its bytes
 /// are still in the cache, not once at its end.
@@ -300,36 +324,135 @@ const UTF8_CHUNK: usize = 64 * 1024;
 
 #[cfg(target_arch = "x86_64")]
 impl<'a> CSource<'a> {
+    /// Walks the special bytes of each 32-byte run from one mask (an escape every
+    /// line costs no new load and no new entry) from `from`, a position inside a
+    /// string between characters. A byte past ASCII hands over to `rest_of_run`,
+    /// which checks the UTF-8 of the whole plain run it starts. Ends with the
+    /// string, or at the first position between characters at or past `until`.
+    #[inline(always)]
+    fn walk(&self, from: usize, until: usize, escaped: &mut bool) -> Walk {
+        let p = self.start as usize;
+        // SAFETY: as `run_bits_c`: a run is read only once a byte in it is known
+        // to lie at or before the NUL.
+        let mut run = (p + from) & !31;
+        let mut mask =
+            unsafe { run_bits_c::<true>(run, p + from - run) } & !0u32 << (p + from - run);
+        loop {
+            while mask != 0 {
+                let at = run + mask.trailing_zeros() as usize - p;
+                let next = match self.byte(at) {
+                    b'"' => return Walk::Done(Some((at + 1, *escaped))),
+                    b'\\' => {
+                        *escaped = true;
+                        escape(self, at)
+                    }
+                    b if b >= 0x80 => self.rest_of_run(at).map(|(end, with_escapes)| {
+                        *escaped |= with_escapes;
+                        end
+                    }),
+                    // A control character (or the NUL): not allowed in a JSON string.
+                    _ => None,
+                };
+                let Some(next) = next else {
+                    return Walk::Done(None);
+                };
+                let past = p + next - run;
+                if past >= 32 {
+                    if next >= until {
+                        return Walk::Reached(next);
+                    }
+                    run = (p + next) & !31;
+                    mask = unsafe { run_bits_c::<true>(run, p + next - run) }
+                        & !0u32 << (p + next - run);
+                } else {
+                    mask &= !0u32 << past;
+                }
+            }
+            run += 32;
+            if run - p >= until {
+                return Walk::Reached(run - p);
+            }
+            mask = unsafe { run_bits_c::<true>(run, 0) };
+        }
+    }
+
+    /// `string_end` from `from` with AVX2: whole 64-byte blocks that are plain
+    /// text or hold only two-byte escapes (prose with line breaks and quotes) are
+    /// passed in one step each, with no branch on where their escapes are; any
+    /// other block (the string's end, `\\`, `\u`, bytes past ASCII, an escape
+    /// across the block's end) is walked the general way.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn string_end_wide(&self, from: usize, escaped: &mut bool) -> Option<(usize, bool)> {
+        let p = self.start as usize;
+        let mut pos = from;
+        loop {
+            // SAFETY: `pos` is between characters of the string, so its byte lies at
+            // or before the NUL (`wide_block` reads as `run_bits_c` does).
+            while (p + pos) & 63 == 0 {
+                match wide_block(p + pos) {
+                    Some(with_escapes) => {
+                        *escaped |= with_escapes;
+                        pos += 64;
+                    }
+                    None => break,
+                }
+            }
+            let until = ((p + pos) & !63) + 64 - p;
+            match self.walk(pos, until, escaped) {
+                Walk::Done(end) => return end,
+                Walk::Reached(at) => pos = at,
+            }
+        }
+    }
+
     /// Whether bytes `start..end`, all read and before the NUL, are UTF-8.
     fn utf8(&self, start: usize, end: usize) -> bool {
         // SAFETY: as `str`: bytes the scan read, before the NUL.
-        let bytes = unsafe { std::slice::from_raw_parts(self.0.add(start), end - start) };
+        let bytes = unsafe { std::slice::from_raw_parts(self.start.add(start), end - start) };
         crate::api::utf8_check::is_valid(bytes)
     }
 
-    /// From `at`, a byte past ASCII inside a string: the index of the special
-    /// byte that ends the plain run (a quote, a backslash, a control character),
-    /// the run's UTF-8 checked (`utf8_check`, vectorised) on the way, in chunks of
-    /// `UTF8_CHUNK` bytes while they are still in the cache. Quotes and
-    /// backslashes are ASCII, so never inside a character. None when not UTF-8.
-    fn rest_of_run(&self, at: usize) -> Option<usize> {
-        let p = self.0 as usize;
+    /// From `at`, a byte past ASCII inside a string: the index of the quote or
+    /// control character that ends the text from there, and whether escapes were
+    /// passed on the way (each checked by `escape`). The UTF-8 of the whole span
+    /// is checked (`utf8_check`, vectorised) in one go, or in chunks of
+    /// `UTF8_CHUNK` bytes while they are still in the cache: escapes, quotes and
+    /// backslashes are ASCII, so never inside a character. None when the span is
+    /// not UTF-8 or holds a bad escape.
+    fn rest_of_run(&self, at: usize) -> Option<(usize, bool)> {
+        let p = self.start as usize;
         let mut unchecked = at;
-        // SAFETY: as in `string_end`.
+        let mut escaped = false;
+        // SAFETY: as in `walk`.
         let mut run = (p + at) & !31;
         let mut special =
             unsafe { run_bits_c::<false>(run, p + at - run) } & !0u32 << (p + at - run);
         loop {
-            if special != 0 {
-                let end = run + special.trailing_zeros() as usize - p;
-                return self.utf8(unchecked, end).then_some(end);
+            while special != 0 {
+                let pos = run + special.trailing_zeros() as usize - p;
+                if self.byte(pos) != b'\\' {
+                    return self.utf8(unchecked, pos).then_some((pos, escaped));
+                }
+                escaped = true;
+                let next = escape(self, pos)?;
+                let past = p + next - run;
+                if past >= 32 {
+                    run = (p + next) & !31;
+                    special = unsafe { run_bits_c::<false>(run, p + next - run) }
+                        & !0u32 << (p + next - run);
+                } else {
+                    special &= !0u32 << past;
+                }
             }
             run += 32;
             let done = run - p;
             if done - unchecked >= UTF8_CHUNK {
-                // No special byte so far: every byte up to `done` is the string's.
-                // Checked up to the last lead byte among the last three: a character
-                // that may go on past `done` is checked with the next chunk.
+                // Every byte up to `done` is the string's. Checked up to the last lead
+                // byte among the last three: a character that may go on past `done`
+                // is checked with the next chunk.
                 let cut = (done - 3..done)
                     .rev()
                     .find(|&k| self.byte(k) >= 0xC0)
@@ -348,48 +471,22 @@ impl<'a> CSource<'a> {
 impl<'a> Source<'a> for CSource<'a> {
     fn byte(&self, i: usize) -> u8 {
         // SAFETY: every byte before `i` was read and is not NUL (see the trait).
-        unsafe { *self.0.add(i) }
+        unsafe { *self.start.add(i) }
     }
 
     fn end(&self, i: usize) -> bool {
         self.byte(i) == 0
     }
 
-    /// Walks the special bytes of each 32-byte run from one mask (an escape every
-    /// line costs no new load and no new entry). A byte past ASCII hands over to
-    /// `rest_of_run`, which checks the UTF-8 of the whole plain run it starts.
     fn string_end(&self, i: usize) -> Option<(usize, bool)> {
-        let p = self.0 as usize;
         let mut escaped = false;
-        // SAFETY: as `run_bits_c`: a run is read only once a byte in it is known
-        // to lie at or before the NUL.
-        let mut run = (p + i + 1) & !31;
-        let mut mask =
-            unsafe { run_bits_c::<true>(run, p + i + 1 - run) } & !0u32 << (p + i + 1 - run);
-        loop {
-            while mask != 0 {
-                let at = run + mask.trailing_zeros() as usize - p;
-                let next = match self.byte(at) {
-                    b'"' => return Some((at + 1, escaped)),
-                    b'\\' => {
-                        escaped = true;
-                        escape(self, at)?
-                    }
-                    b if b >= 0x80 => self.rest_of_run(at)?,
-                    // A control character (or the NUL): not allowed in a JSON string.
-                    _ => return None,
-                };
-                let past = p + next - run;
-                if past >= 32 {
-                    run = (p + next) & !31;
-                    mask = unsafe { run_bits_c::<true>(run, p + next - run) }
-                        & !0u32 << (p + next - run);
-                } else {
-                    mask &= !0u32 << past;
-                }
-            }
-            run += 32;
-            mask = unsafe { run_bits_c::<true>(run, 0) };
+        if self.wide {
+            // SAFETY: `wide` is set only where the CPU has AVX2.
+            return unsafe { self.string_end_wide(i + 1, &mut escaped) };
+        }
+        match self.walk(i + 1, usize::MAX, &mut escaped) {
+            Walk::Done(end) => end,
+            Walk::Reached(_) => unreachable!("a walk without a limit ends with the string"),
         }
     }
 
@@ -398,7 +495,7 @@ impl<'a> Source<'a> for CSource<'a> {
         // ASCII outside strings, UTF-8 inside (`string_end`).
         unsafe {
             std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-                self.0.add(start),
+                self.start.add(start),
                 end - start,
             ))
         }
@@ -680,6 +777,102 @@ unsafe fn run_bits_c<const WITH_HIGH: bool>(at: usize, skip: usize) -> u32 {
     bits(lo) | bits(load16(at + 16)) << 16
 }
 
+/// Where a walk through a string stopped.
+#[cfg(target_arch = "x86_64")]
+enum Walk {
+    /// The string ended: after its closing quote and whether it holds escapes,
+    /// or None when it is not a valid string.
+    Done(Option<(usize, bool)>),
+    /// At this position, between characters, at or past the limit.
+    Reached(usize),
+}
+
+/// Whether the 64-byte block at the 64-aligned address `at` is string text
+/// whose only special bytes are two-byte escapes (`\n`, `\"`, `\/`, `\b`, `\f`,
+/// `\r`, `\t`) that end inside it: Some(whether it holds one). None for
+/// anything else (a NUL, a control character, a byte past ASCII, an unescaped
+/// quote, `\\`, `\u`, an escape across the block's end).
+///
+/// # Safety
+/// The CPU has AVX2; the block's first byte lies at or before the string's NUL.
+/// Read as `run_bits_c` reads: the second half only when the first holds no NUL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn wide_block(at: usize) -> Option<bool> {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_max_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256,
+        _mm256_shuffle_epi8, _mm256_srli_epi16,
+    };
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn load32(at: usize) -> __m256i {
+        let v: __m256i;
+        std::arch::asm!(
+            "vmovdqa {v}, [{at}]",
+            at = in(reg) at,
+            v = out(ymm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        v
+    }
+    // Per 32 bytes: quotes, backslashes, and bytes that stop the block (control,
+    // past ASCII).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn classes(v: __m256i) -> (u32, u32, u32) {
+        let quote = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8));
+        let backslash = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8));
+        let control = _mm256_set1_epi8(0x1F);
+        let control = _mm256_cmpeq_epi8(_mm256_max_epu8(v, control), control);
+        (
+            _mm256_movemask_epi8(quote) as u32,
+            _mm256_movemask_epi8(backslash) as u32,
+            _mm256_movemask_epi8(_mm256_or_si256(control, v)) as u32,
+        )
+    }
+    // The bytes a two-byte escape may end with, found by their two nibbles: a
+    // bit per high nibble (2, 6, 7) in one table, the low nibbles that go with
+    // it in the other.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn simple_escapes(v: __m256i) -> u32 {
+        let nibble = _mm256_set1_epi8(0x0F);
+        #[rustfmt::skip]
+        let by_low = _mm256_setr_epi8(
+            0, 0, 7, 0, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,
+            0, 0, 7, 0, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2, 1,
+        );
+        #[rustfmt::skip]
+        let by_high = _mm256_setr_epi8(
+            0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 1, 0, 0, 0, 2, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+        );
+        let low = _mm256_shuffle_epi8(by_low, _mm256_and_si256(v, nibble));
+        let high =
+            _mm256_shuffle_epi8(by_high, _mm256_and_si256(_mm256_srli_epi16::<4>(v), nibble));
+        let not_simple = _mm256_cmpeq_epi8(_mm256_and_si256(low, high), _mm256_setzero_si256());
+        !(_mm256_movemask_epi8(not_simple) as u32)
+    }
+    let first = load32(at);
+    if _mm256_movemask_epi8(_mm256_cmpeq_epi8(first, _mm256_setzero_si256())) != 0 {
+        return None;
+    }
+    let second = load32(at + 32);
+    let (q0, b0, s0) = classes(first);
+    let (q1, b1, s1) = classes(second);
+    let join = |lo: u32, hi: u32| lo as u64 | (hi as u64) << 32;
+    let (quote, backslash, stop) = (join(q0, q1), join(b0, b1), join(s0, s1));
+    if quote | backslash | stop == 0 {
+        return Some(false);
+    }
+    let simple = join(simple_escapes(first), simple_escapes(second));
+    // A backslash is not among the simple ends: `\\` goes the general way too.
+    let escaped = backslash << 1;
+    let wrong = stop | (quote & !escaped) | (escaped & !simple) | backslash >> 63;
+    (wrong == 0).then_some(backslash != 0)
+}
+
 /// The same, 8 bytes a step (SWAR) elsewhere.
 #[cfg(not(target_arch = "x86_64"))]
 fn next_special(bytes: &[u8], mut i: usize) -> usize {
@@ -740,6 +933,26 @@ fn hex4<'a>(src: &impl Source<'a>, at: usize) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `parse_c` both ways where the CPU has AVX2 (with and without the 64-byte
+    /// blocks), which must agree; the one way elsewhere.
+    unsafe fn parse_c_both<'a>(p: *const u8) -> Option<JsonText<'a>> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let narrow = JsonText::parse_c_as(p, false);
+            if std::is_x86_feature_detected!("avx2") {
+                let wide = JsonText::parse_c_as(p, true);
+                assert_eq!(
+                    format!("{narrow:?}"),
+                    format!("{wide:?}"),
+                    "the AVX2 and SSE2 scans differ"
+                );
+            }
+            narrow
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        JsonText::parse_c(p)
+    }
 
     fn same_verdict(text: &str) {
         let ours = JsonText::parse(text);
@@ -862,7 +1075,7 @@ mod tests {
         }
         for text in texts {
             let c = std::ffi::CString::new(text.clone()).unwrap();
-            let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+            let ours = unsafe { parse_c_both(c.as_ptr().cast()) };
             let in_passes = unsafe { parse_c_in_passes(c.as_ptr().cast()) };
             assert_eq!(
                 format!("{ours:?}"),
@@ -902,7 +1115,7 @@ mod tests {
             for shift in 0..4 {
                 let text = format!("{{\"a\":\"{}{body}\",\"b\":1}}", "x".repeat(shift));
                 let c = std::ffi::CString::new(text.clone()).unwrap();
-                let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                let ours = unsafe { parse_c_both(c.as_ptr().cast()) };
                 assert_eq!(
                     ours.map(|t| t.text().len()),
                     Some(text.len()),
@@ -929,7 +1142,7 @@ mod tests {
                             .and_then(|t| JsonText::parse(t).ok())
                             .map(|t| t.text().len());
                         let c = std::ffi::CString::new(bytes).unwrap();
-                        let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                        let ours = unsafe { parse_c_both(c.as_ptr().cast()) };
                         assert_eq!(ours.map(|t| t.text().len()), expected, "{at} {bad:#x}");
                     }
                 }
@@ -966,7 +1179,7 @@ mod tests {
                 let mut block = vec![0u8; text.len() + 32];
                 let at = block.as_ptr().align_offset(32);
                 block[at..at + text.len()].copy_from_slice(&text);
-                let ours = unsafe { JsonText::parse_c(block[at..].as_ptr()) };
+                let ours = unsafe { parse_c_both(block[at..].as_ptr()) };
                 let body = &text[..text.len() - 1];
                 assert_eq!(
                     ours.is_some(),
@@ -974,6 +1187,83 @@ mod tests {
                     "{cut:02x?} complete: {complete}"
                 );
                 assert_eq!(ours.is_some(), complete);
+            }
+        }
+    }
+
+    /// Every kind of special byte at every position of two 64-byte blocks, the
+    /// text at every offset from a 64-aligned address: the C scan (both ways)
+    /// takes and refuses what the text scan does.
+    #[test]
+    fn specials_anywhere_in_a_block_scan_as_the_text_does() {
+        let specials: [&[u8]; 12] = [
+            b"\\n",
+            b"\\\"",
+            b"\\\\",
+            b"\\u00e9",
+            b"\\x",
+            b"\\/",
+            b"\"",
+            b"\x01",
+            "é".as_bytes(),
+            b"\\n\\t\\\"",
+            b"\\",
+            b"\\\\\\\"",
+        ];
+        let mut buffer = vec![0u8; 512];
+        let base = buffer.as_ptr().align_offset(64);
+        for special in specials {
+            for at in 0..130 {
+                let mut text = b"{\"a\":\"".to_vec();
+                text.extend(std::iter::repeat_n(b'x', at));
+                text.extend_from_slice(special);
+                text.extend(std::iter::repeat_n(b'y', 150 - at));
+                text.extend_from_slice(b"\"}");
+                let expected = std::str::from_utf8(&text)
+                    .ok()
+                    .and_then(|t| JsonText::parse(t).ok())
+                    .map(|t| format!("{:?}", t.root()));
+                for shift in [0, 1, 7, 31, 32, 57, 63] {
+                    let start = base + shift;
+                    buffer[start..start + text.len()].copy_from_slice(&text);
+                    buffer[start + text.len()] = 0;
+                    let ours = unsafe { parse_c_both(buffer[start..].as_ptr()) };
+                    assert_eq!(
+                        ours.map(|t| format!("{:?}", t.root())),
+                        expected,
+                        "{:?} at {at}, shift {shift}",
+                        String::from_utf8_lossy(special)
+                    );
+                }
+            }
+        }
+    }
+
+    /// A backslash followed by every printable ASCII byte, in the first block,
+    /// the second, and at a block's end: only `"\\/bfnrt` (and `u` with four hex
+    /// digits) make an escape, both ways of the C scan.
+    #[test]
+    fn every_escape_byte_is_judged_as_the_text_scan_judges_it() {
+        let mut buffer = vec![0u8; 512];
+        let base = buffer.as_ptr().align_offset(64);
+        for byte in 0x20u8..0x80 {
+            for at in [6, 40, 61, 62, 63, 100] {
+                let mut text = b"{\"a\":\"".to_vec();
+                text.extend(std::iter::repeat_n(b'x', at - 6));
+                text.extend_from_slice(&[b'\\', byte]);
+                text.extend_from_slice(b"0041 and more text after it\"}");
+                let expected = JsonText::parse(std::str::from_utf8(&text).unwrap())
+                    .ok()
+                    .map(|t| format!("{:?}", t.root()));
+                buffer[base..base + text.len()].copy_from_slice(&text);
+                buffer[base + text.len()] = 0;
+                let ours = unsafe { parse_c_both(buffer[base..].as_ptr()) };
+                assert_eq!(
+                    ours.map(|t| format!("{:?}", t.root())),
+                    expected,
+                    "\\{} at {at}",
+                    byte as char
+                );
             }
         }
     }
@@ -1039,7 +1329,7 @@ mod tests {
                     continue;
                 }
                 let c = std::ffi::CString::new(t.clone()).unwrap();
-                let ours = unsafe { JsonText::parse_c(c.as_ptr().cast()) };
+                let ours = unsafe { parse_c_both(c.as_ptr().cast()) };
                 let theirs = JsonText::parse(&t).ok();
                 proptest::prop_assert_eq!(
                     ours.as_ref().map(|j| format!("{:?}", j.root())),

@@ -102,15 +102,18 @@ static void validate_false_lets_the_server_judge(void)
     gw_client_free(c);
 }
 
-/* gw reads request_json in one pass, 16 aligned bytes at a time (src/api/raw_json.rs). Under
- * valgrind (make test-c) this shows that no load leaves the caller's block, whatever the
- * text's length and where it starts: bodies that scan whole and are then refused by a limit,
- * and bodies cut short (in a string, in a UTF-8 character). Nothing reaches the mock. */
+/* gw reads request_json in one pass, 16 aligned bytes at a time, or 64 with AVX2 in a long
+ * string (src/api/raw_json.rs). Under valgrind (make test-c) this shows that no load leaves
+ * the caller's block, whatever the text's length and where it starts: bodies that scan whole
+ * and are then refused by a limit, and bodies cut short (in a string, in a UTF-8 character).
+ * Nothing reaches the mock. */
 static void request_json_is_read_within_its_bytes(void)
 {
     static const char *const bodies[] = {
         "{\"model\":\"m\",\"messages\":[],\"note\":\"caf\\u00e9 \xc3\xa9 \\\"q\\\" long enough "
         "for two runs of 32 bytes\"}",
+        "{\"model\":\"m\",\"messages\":[],\"note\":\"prose long enough for two 64-byte blocks,\\n"
+        "with line breaks\\n and \\\"quoted\\\" words, as a pasted document has them, to the end\"}",
         "{\"model\":\"m\",\"messages\":[],\"s\":\"\xe4\xb8",
         "{\"a\":\"unterminated",
     };
@@ -119,7 +122,7 @@ static void request_json_is_read_within_its_bytes(void)
     int wrong = 0;
     for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++) {
         size_t len = strlen(bodies[b]);
-        for (size_t off = 0; off < 32; off++) {
+        for (size_t off = 0; off < 64; off++) {
             for (size_t pad = 0; pad < 34; pad++) {
                 char *block = malloc(off + len + pad + 1);
                 CHECK(block != NULL);
