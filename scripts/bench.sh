@@ -231,11 +231,12 @@ row "8 threads vs 1 on one client (floor: 8 connections), throughput" "$(scaled 
 both "$upload_mib MiB multipart upload, best of $upload_reps" best_ms "$up_gw" "$up_fl" ms "<= 2x"
 both "same, median" median_ms "$up_gw" "$up_fl" ms -
 # Rows of one big-body line: CPU (with the ratio gwbench computed), allocations, RSS growth.
+# A third argument replaces the CPU target (issue 20 sets none for the Chinese text).
 big_rows() {
     local l="$2"
     row "$1, CPU per call (interleaved with the floor, median of $big_reps)" \
         "$(unit "$(get gw_cpu_us "$l")" us)" "$(unit "$(get floor_cpu_us "$l")" us)" \
-        "$(get ratio "$l")x" "<= 2x"
+        "$(get ratio "$l")x" "${3:-<= 2x}"
     row "same, heap allocations per call (bytes asked for)" \
         "$(get allocs_per_call "$l") ($(get alloc_mib_per_call "$l") MiB)" - - \
         "independent of the body's size"
@@ -244,7 +245,7 @@ big_rows() {
 }
 big_rows "5 MiB data-URI image chat (gw_chat)" "$big_img"
 big_rows "1 MiB text chat (gw_chat)" "$big_txt"
-big_rows "1 MiB Chinese text chat (gw_chat; UTF-8 past ASCII all through)" "$big_cjk"
+big_rows "1 MiB Chinese text chat (gw_chat; UTF-8 past ASCII all through)" "$big_cjk" -
 big_rows "5 MiB data-URI image chat streamed (gw_chat_stream, out NULL)" "$big_str"
 row "heap allocations per call, image chat of 1 MiB vs 5 MiB" \
     "$(get allocs_per_call "$big_small") vs $(get allocs_per_call "$big_img")" - - "the same"
