@@ -5,11 +5,11 @@
 
 mod common;
 
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::CString;
 use std::ptr;
 
 use common::c_client::{take, CClient};
-use gw::ffi::{self, gw_event};
+use gw::ffi;
 use gw::{GW_INVALID_ARGUMENT, GW_OK};
 use gw_mock::MockGateway;
 use serde_json::Value;
@@ -65,30 +65,13 @@ fn every_json_call_sends_the_callers_bytes() {
     assert_eq!(sent, [CHAT, embeddings, edit, native, CHAT]);
 }
 
-unsafe extern "C" fn count(_ev: *const gw_event, user_data: *mut c_void) -> c_int {
-    *(user_data as *mut usize) += 1;
-    0
-}
-
 #[test]
 fn a_stream_edits_only_the_stream_member() {
     let mock = MockGateway::start();
     let c = CClient::new(&mock, "");
     let stream = |json: &str| {
-        let json = CString::new(json).unwrap();
-        let mut events = 0usize;
-        let mut out = ptr::null_mut();
-        let status = unsafe {
-            ffi::gw_chat_stream(
-                c.0,
-                json.as_ptr(),
-                Some(count),
-                &mut events as *mut usize as *mut c_void,
-                &mut out,
-            )
-        };
-        assert_eq!(status, GW_OK, "{}", take(out));
-        take(out);
+        let (status, out, events) = c.stream(json);
+        assert_eq!(status, GW_OK, "{out}");
         assert!(events > 0);
     };
     // Appended before the closing brace, whitespace and all kept.

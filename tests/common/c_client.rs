@@ -1,10 +1,10 @@
 //! A client through the C ABI, as C, Go, Kotlin and Swift callers hold one: the
 //! request goes in as a C string, so gw reads the caller's own bytes.
 
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
 
-use gw::ffi::{self, gw_client};
+use gw::ffi::{self, gw_client, gw_event};
 use gw_mock::MockGateway;
 
 pub struct CClient(pub *mut gw_client);
@@ -38,6 +38,29 @@ impl CClient {
         let status = unsafe { f(self.0, json.as_ptr(), &mut out) };
         (status, take(out))
     }
+
+    /// `gw_chat_stream` of `json`, counting events: the status, the final object
+    /// (or the error) and how many events the callback saw.
+    pub fn stream(&self, json: &str) -> (c_int, String, usize) {
+        let json = CString::new(json).unwrap();
+        let mut events = 0usize;
+        let mut out = ptr::null_mut();
+        let status = unsafe {
+            ffi::gw_chat_stream(
+                self.0,
+                json.as_ptr(),
+                Some(count),
+                &mut events as *mut usize as *mut c_void,
+                &mut out,
+            )
+        };
+        (status, take(out), events)
+    }
+}
+
+unsafe extern "C" fn count(_ev: *const gw_event, user_data: *mut c_void) -> c_int {
+    *(user_data as *mut usize) += 1;
+    0
 }
 
 impl Drop for CClient {
