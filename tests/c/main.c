@@ -21,6 +21,7 @@ int main(void)
     run_handles_tests();
     run_cancel_pull_tests();
     run_security_tests();
+    run_peer_close_tests();
     support_cleanup();
     return harness_report();
 }

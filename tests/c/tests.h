@@ -17,5 +17,6 @@ void run_json_tests(void);
 void run_handles_tests(void);
 void run_cancel_pull_tests(void);
 void run_security_tests(void);
+void run_peer_close_tests(void);
 
 #endif /* GW_TESTS_H */
