@@ -281,6 +281,31 @@ fn cancel_while_sending_an_upload() {
 }
 
 #[test]
+fn cancel_while_sending_a_big_json_body() {
+    // As the upload above, for a JSON body: it goes to the socket from the caller's
+    // memory (src/net/direct_body.rs), in one gathered write the cancel must end.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let accepting = listener.try_clone().unwrap();
+    let (held_tx, held_rx) = mpsc::channel();
+    let server = thread::spawn(move || {
+        let (s, _) = accepting.accept().unwrap();
+        held_tx.send(()).unwrap();
+        thread::sleep(Duration::from_millis(800));
+        let mut s = s;
+        let mut sink = vec![0u8; 1 << 20];
+        while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    let base = client_for(format!("http://{}", listener.local_addr().unwrap()));
+    let body = json!({
+        "model": "m",
+        "messages": [{"role": "user", "content": "x".repeat(48 << 20)}],
+    });
+    let (e, t) = cancel_when(&base, held_rx, |c| c.call(&ops::CHAT, &[], Some(&body)));
+    assert_cancelled("sending a big JSON body", &e, t);
+    server.join().unwrap();
+}
+
+#[test]
 fn cancel_while_reading_a_body_closes_the_connection() {
     // Sends the head and part of a body, then stalls until the client closes.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
