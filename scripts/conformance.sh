@@ -32,13 +32,19 @@ run_c() {
         "$out/runner-c" conformance "$out/c.tsv"
 }
 
-for language in rust c; do
+run_cpp() {
+    "${CXX:-g++}" -std=c++17 -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined \
+        -Iinclude -Ibindings/cpp/include -pthread conformance/runners/cpp/runner.cpp \
+        -o "$out/runner-cpp" -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release" &&
+        "$out/runner-cpp" conformance "$out/cpp.tsv"
+}
+
+for language in rust c cpp; do
     echo "== conformance $language"
     "run_$language" >"$out/$language.log" 2>&1
     echo "exit $?" >>"$out/$language.log"
     grep -E '^conformance [a-z]+ FAIL ' "$out/$language.log" | head -n 40
 done
-absent[cpp]="no runner yet (issue 29: the C++ runner comes next)"
 absent[go]="no runner yet (issue 29: the Go runner comes next)"
 absent[kotlin]="no runner yet (issue 29: after the Java API of issue 28)"
 absent[java]="no runner yet (issue 29: after the Java API of issue 28)"
