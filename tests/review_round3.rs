@@ -1,0 +1,52 @@
+//! Issue 30's defects, each measured from outside: an answer a hostile or broken
+//! server sends (status lines past 599, the key in a header name, event streams
+//! cut before their blank line, a refusal streamed), and misuse of the options
+//! and `gw_request` (options as an array, a percent-encoded `key`, a POST with
+//! no body, bytes past ASCII). The proxy variables are in `security_env.rs`.
+
+mod common;
+
+use std::ffi::{c_char, CString};
+use std::ptr;
+
+use common::c_client::{take, CClient};
+use common::*;
+use gw::{
+    ffi, ops, CallOptions, Options, WaitOptions, GW_INVALID_ARGUMENT, GW_NETWORK, GW_OK, GW_STREAM,
+};
+use gw_mock::MockGateway;
+use serde_json::{json, Value};
+
+fn raw(bytes: &str) -> Value {
+    json!({"action": "raw", "bytes": bytes, "then": "close", "times": 1})
+}
+
+fn sse_fault(body: &str) -> Value {
+    json!({"action": "status", "status": 200, "content_type": "text/event-stream", "body": body})
+}
+
+const CHUNK: &str =
+    r#"{"id":"x","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"A"}}]}"#;
+
+// ---- 3: status lines 600-999 --------------------------------------------------------------
+
+#[test]
+fn a_status_past_599_is_a_protocol_error_like_one_below_100() {
+    let mock = MockGateway::start();
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let mut seen = Vec::new();
+    for status in ["099", "614", "999", "600"] {
+        mock.push_fault(raw(&format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{{}}"
+        )));
+        let e = c
+            .request("GET", "/v1/models", None)
+            .expect_err("not an HTTP status");
+        seen.push((status, e.status(), e.to_string()));
+    }
+    for (status, code, message) in &seen {
+        assert_eq!(*code, GW_NETWORK, "{status}: {message}");
+        assert!(message.contains("protocol"), "{status}: {message}");
+    }
+}
+
