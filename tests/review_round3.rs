@@ -50,3 +50,25 @@ fn a_status_past_599_is_a_protocol_error_like_one_below_100() {
     }
 }
 
+// ---- 2: the key echoed in a header name, any case -----------------------------------------
+
+#[test]
+fn a_key_echoed_in_a_header_name_or_in_another_case_never_reaches_the_metadata() {
+    let key = "sk-MixedCase7Q";
+    let mock = MockGateway::start_with_key(key);
+    let c = client_with(&mock, json!({"max_retries": 0}));
+    let body = "{\"object\":\"list\",\"data\":[]}";
+    mock.push_fault(raw(&format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nX-Echo-{key}: 1\r\n\
+         X-Upper: {}\r\nX-Lower: {}\r\ncontent-length: {}\r\n\r\n{body}",
+        key.to_ascii_uppercase(),
+        key.to_ascii_lowercase(),
+        body.len()
+    )));
+    c.request("GET", "/v1/models", None).unwrap();
+    let meta = c.last_response().expect("an answer was recorded");
+    let shown = meta.to_json().to_string().to_ascii_lowercase();
+    assert!(!shown.contains("mixedcase7q"), "{shown}");
+    assert!(shown.contains("x-upper"), "the other headers stay: {shown}");
+}
+
