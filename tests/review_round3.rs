@@ -72,3 +72,63 @@ fn a_key_echoed_in_a_header_name_or_in_another_case_never_reaches_the_metadata()
     assert!(shown.contains("x-upper"), "the other headers stay: {shown}");
 }
 
+// ---- 4: options JSON that is not an object -------------------------------------------------
+
+#[test]
+fn every_options_json_must_be_an_object() {
+    for text in [r#"["http://127.0.0.1:1","sk-k",1,2,3]"#, "[]", "1", "\"x\"", "null"] {
+        let e = Options::from_json(text).expect_err(text);
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{text}: {e}");
+        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+        let e = CallOptions::from_json(text).expect_err(text);
+        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+        let e = WaitOptions::from_json(Some(text)).expect_err(text);
+        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+    }
+    // Eight elements used to set the derive options' eighth field, `validate`, to false.
+    let eight = "[1,1,1,1,0,null,null,false]";
+    assert!(CallOptions::from_json(eight).is_err());
+}
+
+#[test]
+fn options_arrays_are_refused_through_the_c_abi() {
+    let mock = MockGateway::start();
+    let array = CString::new(format!(r#"["{}","sk-k",1,2,3]"#, mock.url())).unwrap();
+    let mut client = ptr::null_mut();
+    let mut out: *mut c_char = ptr::null_mut();
+    let status = unsafe { ffi::gw_client_create(array.as_ptr(), &mut client, &mut out) };
+    let error = take(out);
+    assert_eq!(status, GW_INVALID_ARGUMENT, "{error}");
+    assert!(client.is_null());
+    assert!(error.contains("must be a JSON object"), "{error}");
+
+    let base = CClient::new(&mock, "");
+    let derive = CString::new("[1,1,1,1,0,null,null,false]").unwrap();
+    let mut derived = ptr::null_mut();
+    let mut out: *mut c_char = ptr::null_mut();
+    let status =
+        unsafe { ffi::gw_client_create_derived(base.0, derive.as_ptr(), &mut derived, &mut out) };
+    let error = take(out);
+    assert_eq!(status, GW_INVALID_ARGUMENT, "{error}");
+    assert!(derived.is_null());
+
+    let wait = CString::new("[1]").unwrap();
+    let id = CString::new("task-1").unwrap();
+    let mut out: *mut c_char = ptr::null_mut();
+    let status = unsafe {
+        ffi::gw_video_wait(
+            base.0,
+            ffi::GW_VIDEO_UNIFIED,
+            id.as_ptr(),
+            wait.as_ptr(),
+            None,
+            ptr::null_mut(),
+            &mut out,
+        )
+    };
+    let error = take(out);
+    assert_eq!(status, GW_INVALID_ARGUMENT, "{error}");
+    assert!(error.contains("must be a JSON object"), "{error}");
+    assert_eq!(mock.request_count(), 0, "nothing was sent");
+}
+
