@@ -132,3 +132,72 @@ fn options_arrays_are_refused_through_the_c_abi() {
     assert_eq!(mock.request_count(), 0, "nothing was sent");
 }
 
+// ---- 5, 6, 7: gw_request -------------------------------------------------------------------
+
+fn request(c: &CClient, method: &str, path: &[u8], body: Option<&str>) -> (i32, String) {
+    let method = CString::new(method).unwrap();
+    let path = CString::new(path).unwrap();
+    let body = body.map(|b| CString::new(b).unwrap());
+    let mut out: *mut c_char = ptr::null_mut();
+    let status = unsafe {
+        ffi::gw_request(
+            c.0,
+            method.as_ptr(),
+            path.as_ptr(),
+            body.as_ref().map_or(ptr::null(), |b| b.as_ptr()),
+            &mut out,
+        )
+    };
+    (status, take(out))
+}
+
+#[test]
+fn a_percent_encoded_key_parameter_is_refused_like_a_plain_one() {
+    let mock = MockGateway::start();
+    let c = CClient::new(&mock, "");
+    for path in [
+        "/v1beta/models?%6bey=x",
+        "/v1beta/models?%4BEY=x",
+        "/v1beta/models?k%65y=x",
+        "/v1/models?a=1&%6B%65%79=x",
+        "/v1/models?KEY=x",
+    ] {
+        let (status, error) = request(&c, "GET", path.as_bytes(), None);
+        assert_eq!(status, GW_INVALID_ARGUMENT, "{path}: {error}");
+        assert!(error.contains("key"), "{path}: {error}");
+    }
+    assert_eq!(mock.request_count(), 0, "nothing was sent");
+    // A parameter that merely starts or ends like it is not the key.
+    let (status, error) = request(&c, "GET", b"/v1/models?keys=1&monkey=2", None);
+    assert_ne!(status, GW_INVALID_ARGUMENT, "{error}");
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[test]
+fn a_post_to_an_operation_without_a_body_is_refused_and_not_sent() {
+    let mock = MockGateway::start();
+    let c = CClient::new(&mock, "");
+    for path in ["/v1/chat/completions", "/v1/embeddings", "/v1/responses"] {
+        let (status, error) = request(&c, "POST", path.as_bytes(), None);
+        assert_eq!(status, GW_INVALID_ARGUMENT, "{path}: {error}");
+        assert!(error.contains("body"), "{path}: {error}");
+    }
+    assert_eq!(mock.request_count(), 0, "nothing was sent");
+}
+
+#[test]
+fn bytes_past_ascii_in_a_request_path_are_percent_encoded() {
+    let mock = MockGateway::start();
+    let c = CClient::new(&mock, "");
+    // (The mock has no such route: what matters is what reached it.)
+    let (status, error) = request(&c, "GET", "/v1/models?q=\u{e9}t\u{e9}".as_bytes(), None);
+    assert_ne!(status, GW_INVALID_ARGUMENT, "{error}");
+    let sent = &mock.requests()[0];
+    assert_eq!(sent.path, "/v1/models");
+    assert_eq!(sent.query.as_deref(), Some("q=%C3%A9t%C3%A9"));
+    // Percent signs already there are the caller's encoding and stay as they are.
+    let (status, error) = request(&c, "GET", "/v1/models/a%20b\u{e9}".as_bytes(), None);
+    assert_ne!(status, GW_INVALID_ARGUMENT, "{error}");
+    assert_eq!(mock.requests()[1].path, "/v1/models/a%20b%C3%A9");
+}
+
