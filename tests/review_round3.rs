@@ -201,3 +201,51 @@ fn bytes_past_ascii_in_a_request_path_are_percent_encoded() {
     assert_eq!(mock.requests()[1].path, "/v1/models/a%20b%C3%A9");
 }
 
+// ---- 8: an unfinished last event is discarded ---------------------------------------------
+
+fn stream_over(mock: &MockGateway, body: &str) -> (Result<String, gw::Error>, Vec<String>) {
+    mock.push_fault(sse_fault(body));
+    let c = client_with(mock, json!({"max_retries": 0}));
+    let mut deltas = Vec::new();
+    let result = c.stream(&ops::CHAT, &chat("x"), &mut |ev| {
+        deltas.push(ev.data.to_string());
+        true
+    });
+    (result, deltas)
+}
+
+#[test]
+fn a_stream_ending_inside_its_terminal_event_is_gw_stream() {
+    let mock = MockGateway::start();
+    for tail in ["data: [DONE]", "data: [DONE]\n", "data: [DONE]\r\n"] {
+        let body = format!("data: {CHUNK}\n\n{tail}");
+        let (result, deltas) = stream_over(&mock, &body);
+        let e = result.expect_err(tail);
+        assert_eq!(e.status(), GW_STREAM, "{tail:?}: {e}");
+        assert_eq!(deltas.len(), 1, "{tail:?}");
+    }
+}
+
+#[test]
+fn an_event_cut_mid_line_never_reaches_the_callback() {
+    let mock = MockGateway::start();
+    let cut = &CHUNK[..CHUNK.len() / 2];
+    let (result, deltas) = stream_over(&mock, &format!("data: {CHUNK}\n\ndata: {cut}"));
+    assert_eq!(result.unwrap_err().status(), GW_STREAM);
+    assert_eq!(deltas.len(), 1, "only the finished event: {deltas:?}");
+    // A whole JSON object without its blank line is unfinished too.
+    let (result, deltas) = stream_over(&mock, &format!("data: {CHUNK}\n\ndata: {CHUNK}\n"));
+    assert_eq!(result.unwrap_err().status(), GW_STREAM);
+    assert_eq!(deltas.len(), 1);
+}
+
+#[test]
+fn a_stream_cut_after_many_unfinished_data_lines_is_gw_stream() {
+    let mock = MockGateway::start();
+    let lines = "data: {\"id\":\"x\",\n".repeat(200);
+    let (result, deltas) = stream_over(&mock, &format!("data: {CHUNK}\n\n{lines}"));
+    let e = result.unwrap_err();
+    assert_eq!(e.status(), GW_STREAM, "{e}");
+    assert_eq!(deltas.len(), 1);
+}
+

@@ -320,22 +320,13 @@ impl<R: BufRead> StreamDriver<R> {
 
     /// The current event's data as a JSON value, or the error it is.
     fn parse_data(&self) -> Result<Value, Error> {
+        // Every event here was closed by its blank line (an unfinished one is dropped
+        // by the parser): bad JSON is the server's, not a cut.
         serde_json::from_str(&self.sse.data).map_err(|e| {
-            if self.sse.cut {
-                // A fragment at the very end: the connection closed mid-event.
-                Error::Stream {
-                    message: format!(
-                        "the stream was cut mid-line after {} event(s) (connection closed)",
-                        self.delivered
-                    ),
-                    body: None,
-                }
-            } else {
-                Error::Decode(format!(
-                    "stream event {} is not valid JSON ({e})",
-                    self.delivered
-                ))
-            }
+            Error::Decode(format!(
+                "stream event {} is not valid JSON ({e})",
+                self.delivered
+            ))
         })
     }
 }
@@ -347,9 +338,14 @@ impl<R> StreamDriver<R> {
             StreamKind::Chat => "data: [DONE]",
             StreamKind::Responses => "response.completed",
         };
+        let cut = if self.parser.ended_inside_event() {
+            " (the body ended inside an unfinished event, before its closing blank line)"
+        } else {
+            ""
+        };
         Error::Stream {
             message: format!(
-                "stream ended after {} event(s) without {terminal}",
+                "stream ended after {} event(s) without {terminal}{cut}",
                 self.delivered
             ),
             body: None,
@@ -489,20 +485,19 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_cut_mid_line_is_a_stream_error_not_a_decode_error() {
+    fn a_stream_cut_inside_an_event_is_a_stream_error_not_a_decode_error() {
         let cut = "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"id\":\"c1\",\"cho";
         match run(StreamKind::Chat, cut).0 {
             Err(Error::Stream { message, .. }) => {
-                assert!(message.contains("cut mid-line"), "{message}")
+                assert!(message.contains("without data: [DONE]"), "{message}")
             }
             other => panic!("{other:?}"),
         }
-        // A server that only omits the last newline still ends cleanly.
-        let (result, _) = run(
-            StreamKind::Chat,
-            &CHAT.replace("data: [DONE]\n\n", "data: [DONE]"),
-        );
-        assert!(result.is_ok(), "{result:?}");
+        // [DONE] without its blank line is unfinished too (WHATWG): the stream ended early.
+        for tail in ["data: [DONE]", "data: [DONE]\n"] {
+            let (result, _) = run(StreamKind::Chat, &CHAT.replace("data: [DONE]\n\n", tail));
+            assert!(matches!(result, Err(Error::Stream { .. })), "{result:?}");
+        }
     }
 
     #[test]
