@@ -249,3 +249,34 @@ fn a_stream_cut_after_many_unfinished_data_lines_is_gw_stream() {
     assert_eq!(deltas.len(), 1);
 }
 
+// ---- 9: a refusal streamed ----------------------------------------------------------------
+
+#[test]
+fn a_refusal_only_stream_assembles_null_content_as_the_plain_answer_has() {
+    let mock = MockGateway::start();
+    let chunk = |delta: Value| {
+        json!({"id": "r", "object": "chat.completion.chunk", "model": "m",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+    };
+    let body = [
+        chunk(json!({"role": "assistant", "content": null, "refusal": ""})),
+        chunk(json!({"refusal": "I can't "})),
+        chunk(json!({"refusal": "help with that."})),
+    ]
+    .iter()
+    .map(|c| format!("data: {c}\n\n"))
+    .collect::<String>()
+        + "data: [DONE]\n\n";
+    let (result, _) = stream_over(&mock, &body);
+    let message = parse(&result.unwrap())["choices"][0]["message"].clone();
+    assert_eq!(message["content"], Value::Null, "{message}");
+    assert_eq!(message["refusal"], "I can't help with that.", "{message}");
+    // Text beside the refusal keeps its text.
+    let body = format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        chunk(json!({"role": "assistant", "content": "Hi"})),
+        chunk(json!({"refusal": "no"}))
+    );
+    let message = parse(&stream_over(&mock, &body).0.unwrap())["choices"][0]["message"].clone();
+    assert_eq!(message["content"], "Hi", "{message}");
+}
