@@ -76,14 +76,29 @@ fn a_key_echoed_in_a_header_name_or_in_another_case_never_reaches_the_metadata()
 
 #[test]
 fn every_options_json_must_be_an_object() {
-    for text in [r#"["http://127.0.0.1:1","sk-k",1,2,3]"#, "[]", "1", "\"x\"", "null"] {
+    for text in [
+        r#"["http://127.0.0.1:1","sk-k",1,2,3]"#,
+        "[]",
+        "1",
+        "\"x\"",
+        "null",
+    ] {
         let e = Options::from_json(text).expect_err(text);
         assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{text}: {e}");
-        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+        assert!(
+            e.to_string().contains("must be a JSON object"),
+            "{text}: {e}"
+        );
         let e = CallOptions::from_json(text).expect_err(text);
-        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+        assert!(
+            e.to_string().contains("must be a JSON object"),
+            "{text}: {e}"
+        );
         let e = WaitOptions::from_json(Some(text)).expect_err(text);
-        assert!(e.to_string().contains("must be a JSON object"), "{text}: {e}");
+        assert!(
+            e.to_string().contains("must be a JSON object"),
+            "{text}: {e}"
+        );
     }
     // Eight elements used to set the derive options' eighth field, `validate`, to false.
     let eight = "[1,1,1,1,0,null,null,false]";

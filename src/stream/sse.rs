@@ -345,7 +345,12 @@ mod tests {
 
     #[test]
     fn an_unfinished_last_event_is_discarded() {
-        for tail in [&b"data: [DONE]"[..], b"data: [DONE]\n", b"data: [DONE]\r\n", b"data: [DO"] {
+        for tail in [
+            &b"data: [DONE]"[..],
+            b"data: [DONE]\n",
+            b"data: [DONE]\r\n",
+            b"data: [DO",
+        ] {
             let stream = [&b"data: a\n\n"[..], tail].concat();
             assert_eq!(datas(&stream), ["a"], "{:?}", String::from_utf8_lossy(tail));
         }
