@@ -11,9 +11,7 @@ use std::ptr;
 
 use common::c_client::{take, CClient};
 use common::*;
-use gw::{
-    ffi, ops, CallOptions, Options, WaitOptions, GW_INVALID_ARGUMENT, GW_NETWORK, GW_OK, GW_STREAM,
-};
+use gw::{ffi, ops, CallOptions, Options, WaitOptions, GW_INVALID_ARGUMENT, GW_NETWORK, GW_STREAM};
 use gw_mock::MockGateway;
 use serde_json::{json, Value};
 

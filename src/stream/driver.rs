@@ -59,8 +59,7 @@ pub struct StreamDriver<R> {
     delivered: usize,
     /// Events read the fast way (no JSON tree).
     fast: usize,
-    /// Tests: every event read the general way (the fast way's reference).
-    #[cfg(test)]
+    /// Tests and fuzzing: every event read the general way (the fast way's reference).
     general_only: bool,
     /// The current SSE event.
     sse: SseEvent,
@@ -92,7 +91,6 @@ impl<R: BufRead> StreamDriver<R> {
             assemble: true,
             delivered: 0,
             fast: 0,
-            #[cfg(test)]
             general_only: false,
             sse: SseEvent::default(),
             name: String::new(),
@@ -122,6 +120,13 @@ impl<R: BufRead> StreamDriver<R> {
     pub(crate) fn interrupt(mut self, check: Interrupt) -> Self {
         self.chat.set_interrupt(Some(check.clone()));
         self.interrupt = Some(check);
+        self
+    }
+
+    /// Reads every event the general way, never the fast one (`chunk_scan`): the
+    /// reference the tests and the fuzzer (`crate::fuzzing`) compare the fast way with.
+    pub(crate) fn general_only(mut self, on: bool) -> Self {
+        self.general_only = on;
         self
     }
 
@@ -234,11 +239,7 @@ impl<R: BufRead> StreamDriver<R> {
     /// Reads a chat chunk: the fast way when it only carries text, else the general way.
     fn chat_event(&mut self) -> Result<(), Error> {
         let data = &self.sse.data;
-        #[cfg(test)]
-        let general_only = self.general_only;
-        #[cfg(not(test))]
-        let general_only = false;
-        let fast = if general_only {
+        let fast = if self.general_only {
             false
         } else if self.assemble {
             let mode = ChatMode::Assembling {
