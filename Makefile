@@ -23,7 +23,7 @@ TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install te
 SUITE := scripts/run-suite.sh
 
 .PHONY: all build tools demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
-        conformance install vendor clean
+        conformance fuzz install vendor clean
 
 all: build
 
@@ -50,6 +50,12 @@ vendor:
 bench: build
 	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench
+
+# cargo-fuzz targets of fuzz/, each for FUZZ_SECONDS (default 60), one at a time
+# (scripts/fuzz.sh). Not part of `make test`: test-rust replays their corpora instead.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 test:
 	@rm -rf build/test-results

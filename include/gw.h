@@ -696,9 +696,12 @@ const char *gw_version(void);
  * "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).
  * `body_json` is the JSON body for POST, NULL for GET. Auth is placed as the
  * API document says (`?key=` for `/v1beta/...`, Bearer elsewhere), so a path
- * carrying a `key=` parameter of its own is GW_INVALID_ARGUMENT; a path of
- * a documented operation gets that operation's limit checks and answer rules
- * (vendor codes included). Ownership, errors and threads as `gw_chat`.
+ * carrying a `key` parameter of its own, in any spelling (`KEY`, `%6bey`), is
+ * GW_INVALID_ARGUMENT; a path of a documented operation gets that operation's
+ * limit checks and answer rules (vendor codes included), and a POST to it with
+ * a NULL body is GW_INVALID_ARGUMENT (nothing sent). Spaces, control
+ * characters and `#` are refused; bytes past ASCII are sent percent-encoded
+ * (UTF-8), `%` escapes as written. Ownership, errors and threads as `gw_chat`.
  */
 int gw_request(const struct gw_client *client,
                const char *method,

@@ -20,6 +20,9 @@ mod api;
 mod client;
 mod error;
 pub mod ffi;
+// The bodies of the cargo-fuzz targets (fuzz/), replayed by tests/fuzz_corpus.rs: not API.
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod log;
 mod net;
 mod redact;

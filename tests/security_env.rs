@@ -109,6 +109,135 @@ fn a_socks_proxy_from_the_environment_is_refused_never_bypassed() {
     assert_eq!(connections.load(Ordering::SeqCst), 0);
 }
 
+/// Set in the child: the variable its refusal must name.
+const EXPECT_VAR: &str = "GW_SECURITY_ENV_EXPECT_VAR";
+
+#[test]
+fn an_unparsable_proxy_variable_is_refused_naming_it_never_bypassed() {
+    if is_child() {
+        let e = Client::new(options(json!({}))).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+        let named = var(EXPECT_VAR);
+        assert!(e.to_string().contains(&named), "names {named}: {e}");
+        return;
+    }
+    let mock = MockGateway::start();
+    let (proxy, connections) = counting_listener();
+    let spellings = [
+        format!("http://{proxy}\n"),
+        format!("http://{proxy} x"),
+        format!("http://[{proxy}"),
+        format!("http://{proxy}\t"),
+        format!("ftp://{proxy}"),
+    ];
+    let vars = [
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+    ];
+    for (n, var) in vars.iter().enumerate() {
+        let value = spellings[n % spellings.len()].clone();
+        run_in_child(
+            "an_unparsable_proxy_variable_is_refused_naming_it_never_bypassed",
+            &[
+                ("GW_BASE_URL", mock.url()),
+                (EXPECT_VAR, var.to_string()),
+                (*var, value),
+            ],
+        );
+    }
+    // A later variable that does not parse is refused even when an earlier one does.
+    run_in_child(
+        "an_unparsable_proxy_variable_is_refused_naming_it_never_bypassed",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            (EXPECT_VAR, "HTTP_PROXY".into()),
+            ("HTTPS_PROXY", format!("http://{proxy}")),
+            ("HTTP_PROXY", format!("http://[{proxy}")),
+        ],
+    );
+    assert_eq!(mock.request_count(), 0, "nothing went direct");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them() {
+    use std::os::unix::ffi::OsStrExt;
+    if is_child() {
+        let e = Client::new(options(json!({}))).unwrap_err();
+        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+        let named = var(EXPECT_VAR);
+        assert!(e.to_string().contains(&named), "names {named}: {e}");
+        return;
+    }
+    let mock = MockGateway::start();
+    let (proxy, connections) = counting_listener();
+    let bad = |text: String| {
+        let mut bytes = text.into_bytes();
+        bytes.push(0xff);
+        std::ffi::OsStr::from_bytes(&bytes).to_owned()
+    };
+    for (var, value, proxy_var) in [
+        ("HTTPS_PROXY", bad(format!("http://{proxy}")), None),
+        (
+            "NO_PROXY",
+            bad("127.0.0.1".into()),
+            Some(format!("http://{proxy}")),
+        ),
+    ] {
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ]);
+        for v in CLEARED {
+            cmd.env_remove(v);
+        }
+        cmd.env(CHILD, "1")
+            .env("GW_BASE_URL", mock.url())
+            .env(EXPECT_VAR, var)
+            .env(var, value);
+        if let Some(p) = proxy_var {
+            cmd.env("HTTP_PROXY", p);
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "{var}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(mock.request_count(), 0, "nothing went direct");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn no_proxy_entries_are_trimmed_as_curl_reads_them() {
+    if is_child() {
+        let c = Client::new(options(json!({}))).expect("the proxy and NO_PROXY parse");
+        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+        return;
+    }
+    let mock = MockGateway::start();
+    let (proxy, connections) = counting_listener();
+    run_in_child(
+        "no_proxy_entries_are_trimmed_as_curl_reads_them",
+        &[
+            ("GW_BASE_URL", mock.url()),
+            ("HTTP_PROXY", format!("http://{proxy}")),
+            ("NO_PROXY", "example.com, 127.0.0.1 ,".into()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 1, "NO_PROXY's 127.0.0.1 went direct");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
 #[test]
 fn no_proxy_lets_a_host_bypass_a_socks_proxy_on_purpose() {
     if is_child() {

@@ -79,8 +79,8 @@ impl<'a> Form<'a> {
         self.encode_with(random_boundary)
     }
 
-    /// `encode`, taking boundary candidates from `candidate` (tests force a clash).
-    fn encode_with(&self, candidate: impl FnMut() -> String) -> EncodedForm<'_> {
+    /// `encode`, taking boundary candidates from `candidate` (tests and the fuzzer force a clash).
+    pub(crate) fn encode_with(&self, candidate: impl FnMut() -> String) -> EncodedForm<'_> {
         let texts: Vec<(&String, Cow<'_, str>)> = self
             .fields
             .iter()
@@ -213,7 +213,7 @@ impl Read for FormReader<'_> {
 
 /// 32 hex digits from std's per-process random SipHash keys (seeded from the
 /// OS) over a counter: unpredictable, distinct per call, no extra crate.
-fn random_boundary() -> String {
+pub(crate) fn random_boundary() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let keys = RandomState::new();

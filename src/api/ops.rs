@@ -368,13 +368,13 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     }
     // The client's key goes where the API wants it; a caller's own `key=` would be
     // a second one, and a secret redaction does not know. The path is not echoed.
+    // Any spelling the gateway decodes to `key` (`KEY`, `%6bey`): the same test that
+    // strips it from URLs gw shows or follows (redact::names_key).
     let (without_query, query) = path.split_once('?').unwrap_or((path, ""));
-    if query.split('&').any(|pair| {
-        pair.split('=')
-            .next()
-            .unwrap_or("")
-            .eq_ignore_ascii_case("key")
-    }) {
+    if query
+        .split('&')
+        .any(|pair| crate::redact::names_key(pair.split('=').next().unwrap_or("")))
+    {
         return Err(crate::Error::invalid_param(
             "path",
             "path: must not carry a key= query parameter (gw adds the client's api_key where the API wants it)",
@@ -393,6 +393,24 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
         }
     }
     Ok(())
+}
+
+/// A caller-written path with every byte past ASCII percent-encoded (UTF-8, `%C3%A9`):
+/// a request line carries ASCII only. `%` escapes already there are kept as written.
+/// Run after `check_raw_path`, which refuses spaces and control characters of any script.
+pub(crate) fn encode_past_ascii(path: &str) -> std::borrow::Cow<'_, str> {
+    if path.is_ascii() {
+        return path.into();
+    }
+    let mut out = String::with_capacity(path.len() + 16);
+    for b in path.bytes() {
+        if b.is_ascii() {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out.into()
 }
 
 /// Finds the row for a method and path (query ignored), for `gw_request`.

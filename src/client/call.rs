@@ -425,7 +425,16 @@ impl Call<'_, '_> {
         if let Err(ureq::Error::Timeout(ureq::Timeout::RecvResponse)) = &result {
             self.tally.head_timed_out = true;
         }
-        result.map_err(map_ureq)
+        let response = result.map_err(map_ureq)?;
+        // The http crate takes any three digits; 600-999 is no HTTP status (nor a GW_*
+        // code), so it is the protocol error that 000-099 already is.
+        let status = response.status().as_u16();
+        if !(100..=599).contains(&status) {
+            return Err(Error::Network(format!(
+                "HTTP protocol error: status {status} is not an HTTP status (100-599)"
+            )));
+        }
+        Ok(response)
     }
 }
 

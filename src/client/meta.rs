@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use ureq::http::{HeaderMap, HeaderValue};
+use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The answer that ended a call (success, or failure with an HTTP answer).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,8 +23,8 @@ pub struct ResponseMeta {
 }
 
 impl ResponseMeta {
-    /// `secret` (the API key) is taken out of every header value and the URL:
-    /// a server may echo it in a header.
+    /// `secret` (the API key) is taken out of every header name and value and
+    /// the URL, in any case: a server may echo it in a header.
     pub(crate) fn read(
         status: u16,
         headers: &HeaderMap,
@@ -67,24 +67,34 @@ impl ResponseMeta {
     }
 }
 
-/// `headers` with `secret` taken out of every value (copied as they are when
-/// none holds it, the common case).
+/// `headers` with `secret` taken out of every name and value (copied as they are
+/// when none holds it, the common case). A name keeps its place with the key's
+/// spelling replaced by `redacted` (a header name cannot hold `[REDACTED]`).
 fn redacted_headers(headers: &HeaderMap, secret: &str) -> HeaderMap {
-    let holds =
-        |v: &HeaderValue| crate::redact::holds(&String::from_utf8_lossy(v.as_bytes()), secret);
-    if !headers.values().any(holds) {
+    let holds = |bytes: &[u8]| crate::redact::holds(&String::from_utf8_lossy(bytes), secret);
+    if !headers
+        .iter()
+        .any(|(n, v)| holds(n.as_str().as_bytes()) || holds(v.as_bytes()))
+    {
         return headers.clone();
     }
     let mut out = HeaderMap::with_capacity(headers.len());
     for (name, value) in headers {
-        let value = if holds(value) {
+        let name = if holds(name.as_str().as_bytes()) {
+            let text = crate::redact::text(name.as_str().to_string(), secret);
+            HeaderName::from_bytes(text.replace("[REDACTED]", "redacted").as_bytes())
+                .unwrap_or_else(|_| HeaderName::from_static("x-redacted"))
+        } else {
+            name.clone()
+        };
+        let value = if holds(value.as_bytes()) {
             let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
             HeaderValue::from_str(&crate::redact::text(text, secret))
                 .unwrap_or_else(|_| HeaderValue::from_static("[REDACTED]"))
         } else {
             value.clone()
         };
-        out.append(name.clone(), value);
+        out.append(name, value);
     }
     out
 }

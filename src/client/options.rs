@@ -157,6 +157,11 @@ impl Options {
 /// Parses options JSON so that an error names the option it is about
 /// (`options: max_retries: invalid value: integer -1, expected u32`).
 pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Error> {
+    // serde also fills a struct from an array, by field position: ["http://..", "sk-..", 1]
+    // would set base_url, api_key and a 1 ms timeout. Options are named, always.
+    if !json.trim_start().starts_with('{') {
+        return Err(Error::invalid("options: must be a JSON object"));
+    }
     let mut de = serde_json::Deserializer::from_str(json);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();

@@ -123,6 +123,8 @@ impl Client {
                 }
             };
             ops::check_raw_path(path)?;
+            let encoded = ops::encode_past_ascii(path);
+            let path: &str = &encoded;
             if method_kind == Method::Get && body.is_some() {
                 return Err(Error::invalid_param(
                     "body",
@@ -132,6 +134,19 @@ impl Client {
             let row = ops::lookup(method, path);
             if let Some(op) = row {
                 refuse_stream_flag(op, body.map(JsonText::root))?;
+                // As the named function with a NULL request: nothing is sent, and the
+                // operation's limit checks are never skipped.
+                if body.is_none() && op.body != BodyKind::None {
+                    return Err(Error::invalid_param(
+                        "body",
+                        format!(
+                            "body: {} {} needs a JSON request body ({} takes one)",
+                            op.method.as_str(),
+                            op.path,
+                            op.name
+                        ),
+                    ));
+                }
             }
             if let (Some(op), Some(b)) = (row, body) {
                 if self.options.validate {

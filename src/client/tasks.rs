@@ -87,6 +87,11 @@ impl WaitOptions {
     pub fn from_json(json: Option<&str>) -> Result<WaitOptions, Error> {
         match json.map(str::trim) {
             None | Some("") => Ok(WaitOptions::default()),
+            // Not an array either: serde would read [1] as interval_ms = 1.
+            Some(text) if !text.starts_with('{') => Err(Error::invalid_param(
+                "wait_options_json",
+                "wait_options_json: must be a JSON object",
+            )),
             Some(text) => serde_json::from_str(text).map_err(|e| {
                 Error::invalid_param("wait_options_json", format!("wait_options_json: {e}"))
             }),

@@ -10,6 +10,8 @@
 //!   proxy's own loopback, not ours).
 //! - a proxy gw cannot speak (SOCKS) is refused when the client is created,
 //!   never bypassed: on a proxy-only network going direct is a privacy leak.
+//!   So is a proxy variable that does not parse (ureq skips it and goes direct):
+//!   gw reads the variables itself and refuses it, naming it.
 
 use ureq::http::Uri;
 use ureq::{Proxy, ProxyProtocol};
@@ -18,7 +20,7 @@ use crate::error::Error;
 use crate::net::origin::Origin;
 use crate::net::Settings;
 
-/// The environment variables ureq reads a proxy from, in its order.
+/// The environment variables a proxy is read from, in ureq's order (the first set wins).
 const PROXY_ENV: &[&str] = &[
     "ALL_PROXY",
     "all_proxy",
@@ -65,7 +67,7 @@ impl Route {
                 }
                 Some(parsed)
             }
-            None => Proxy::try_from_env(),
+            None => proxy_from_env()?,
         };
         Ok(Route {
             allow_insecure_http: options.allow_insecure_http(),
@@ -139,6 +141,79 @@ impl Route {
             _ => Ok(()),
         }
     }
+}
+
+/// The environment's proxy: every variable of `PROXY_ENV` that is set and not empty
+/// must parse (a value with a trailing newline, as `$(cat file)` leaves it, is refused
+/// as the `proxy` option refuses it), and the first one is used, with `NO_PROXY`'s
+/// entries trimmed (`a, b`). None when no variable is set.
+fn proxy_from_env() -> Result<Option<Proxy>, Error> {
+    let refused = |var: &str, why: &str| {
+        Error::invalid_param(
+            "proxy",
+            format!(
+                "proxy: {var} {why}; gw never goes around a proxy the environment names, so \
+                 fix or unset it (or set the proxy option)"
+            ),
+        )
+    };
+    let mut chosen = None;
+    for var in PROXY_ENV {
+        let Some(raw) = std::env::var_os(var) else {
+            continue;
+        };
+        let text = raw
+            .to_str()
+            .ok_or_else(|| refused(var, "is not valid UTF-8"))?;
+        if text.is_empty() {
+            continue;
+        }
+        // The value is never quoted: it may hold a password.
+        let proxy = Proxy::new(text).map_err(|_| {
+            refused(
+                var,
+                "is not a valid proxy URL (http://host:port or https://host:port, with no \
+                 spaces, line breaks or other characters around it)",
+            )
+        })?;
+        chosen.get_or_insert(proxy);
+    }
+    let Some(proxy) = chosen else {
+        return Ok(None);
+    };
+    let mut no_proxy = None;
+    for var in ["NO_PROXY", "no_proxy"] {
+        if let Some(raw) = std::env::var_os(var) {
+            no_proxy = Some(
+                raw.to_str()
+                    .ok_or_else(|| refused(var, "is not valid UTF-8"))?
+                    .to_string(),
+            );
+            break;
+        }
+    }
+    let Some(no_proxy) = no_proxy else {
+        return Ok(Some(proxy));
+    };
+    // ureq compares NO_PROXY's entries untrimmed ("a, b" would never match b); the
+    // proxy is built again with the trimmed ones.
+    let mut builder = Proxy::builder(proxy.protocol())
+        .host(proxy.host())
+        .port(proxy.port())
+        .resolve_target(proxy.resolve_target());
+    if let Some(user) = proxy.username() {
+        builder = builder.username(user);
+    }
+    if let Some(password) = proxy.password() {
+        builder = builder.password(password);
+    }
+    for entry in no_proxy.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        builder = builder.no_proxy(entry);
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|_| refused("the proxy variable", "could not be used with NO_PROXY"))
 }
 
 /// The proxies ureq speaks as built here: HTTP CONNECT over http or https.

@@ -297,16 +297,20 @@ impl ChoiceSoFar {
                 .shift_remove("role")
                 .unwrap_or_else(|| "assistant".into()),
         );
-        // As in a non-streamed answer: no text beside tool calls is a null content.
-        let no_text = if self.tool_calls.is_empty() {
+        // As in a non-streamed answer: no text beside tool calls or a refusal is a
+        // null content (a refusal stream's deltas carry "content": null, or "").
+        let refused = matches!(source.get("refusal"), Some(Value::String(r)) if !r.is_empty());
+        let no_text = if self.tool_calls.is_empty() && !refused {
             Value::from("")
         } else {
             Value::Null
         };
-        message.insert(
-            "content".into(),
-            source.shift_remove("content").unwrap_or(no_text),
-        );
+        let content = match source.shift_remove("content") {
+            Some(Value::String(text)) if text.is_empty() && refused => Value::Null,
+            Some(content) => content,
+            None => no_text,
+        };
+        message.insert("content".into(), content);
         message.extend(source);
         if !self.tool_calls.is_empty() {
             message.insert("tool_calls".into(), self.tool_calls.finish());

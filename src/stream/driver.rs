@@ -59,8 +59,7 @@ pub struct StreamDriver<R> {
     delivered: usize,
     /// Events read the fast way (no JSON tree).
     fast: usize,
-    /// Tests: every event read the general way (the fast way's reference).
-    #[cfg(test)]
+    /// Tests and fuzzing: every event read the general way (the fast way's reference).
     general_only: bool,
     /// The current SSE event.
     sse: SseEvent,
@@ -92,7 +91,6 @@ impl<R: BufRead> StreamDriver<R> {
             assemble: true,
             delivered: 0,
             fast: 0,
-            #[cfg(test)]
             general_only: false,
             sse: SseEvent::default(),
             name: String::new(),
@@ -122,6 +120,13 @@ impl<R: BufRead> StreamDriver<R> {
     pub(crate) fn interrupt(mut self, check: Interrupt) -> Self {
         self.chat.set_interrupt(Some(check.clone()));
         self.interrupt = Some(check);
+        self
+    }
+
+    /// Reads every event the general way, never the fast one (`chunk_scan`): the
+    /// reference the tests and the fuzzer (`crate::fuzzing`) compare the fast way with.
+    pub(crate) fn general_only(mut self, on: bool) -> Self {
+        self.general_only = on;
         self
     }
 
@@ -234,11 +239,7 @@ impl<R: BufRead> StreamDriver<R> {
     /// Reads a chat chunk: the fast way when it only carries text, else the general way.
     fn chat_event(&mut self) -> Result<(), Error> {
         let data = &self.sse.data;
-        #[cfg(test)]
-        let general_only = self.general_only;
-        #[cfg(not(test))]
-        let general_only = false;
-        let fast = if general_only {
+        let fast = if self.general_only {
             false
         } else if self.assemble {
             let mode = ChatMode::Assembling {
@@ -320,22 +321,13 @@ impl<R: BufRead> StreamDriver<R> {
 
     /// The current event's data as a JSON value, or the error it is.
     fn parse_data(&self) -> Result<Value, Error> {
+        // Every event here was closed by its blank line (an unfinished one is dropped
+        // by the parser): bad JSON is the server's, not a cut.
         serde_json::from_str(&self.sse.data).map_err(|e| {
-            if self.sse.cut {
-                // A fragment at the very end: the connection closed mid-event.
-                Error::Stream {
-                    message: format!(
-                        "the stream was cut mid-line after {} event(s) (connection closed)",
-                        self.delivered
-                    ),
-                    body: None,
-                }
-            } else {
-                Error::Decode(format!(
-                    "stream event {} is not valid JSON ({e})",
-                    self.delivered
-                ))
-            }
+            Error::Decode(format!(
+                "stream event {} is not valid JSON ({e})",
+                self.delivered
+            ))
         })
     }
 }
@@ -347,9 +339,14 @@ impl<R> StreamDriver<R> {
             StreamKind::Chat => "data: [DONE]",
             StreamKind::Responses => "response.completed",
         };
+        let cut = if self.parser.ended_inside_event() {
+            " (the body ended inside an unfinished event, before its closing blank line)"
+        } else {
+            ""
+        };
         Error::Stream {
             message: format!(
-                "stream ended after {} event(s) without {terminal}",
+                "stream ended after {} event(s) without {terminal}{cut}",
                 self.delivered
             ),
             body: None,
@@ -489,20 +486,19 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_cut_mid_line_is_a_stream_error_not_a_decode_error() {
+    fn a_stream_cut_inside_an_event_is_a_stream_error_not_a_decode_error() {
         let cut = "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"id\":\"c1\",\"cho";
         match run(StreamKind::Chat, cut).0 {
             Err(Error::Stream { message, .. }) => {
-                assert!(message.contains("cut mid-line"), "{message}")
+                assert!(message.contains("without data: [DONE]"), "{message}")
             }
             other => panic!("{other:?}"),
         }
-        // A server that only omits the last newline still ends cleanly.
-        let (result, _) = run(
-            StreamKind::Chat,
-            &CHAT.replace("data: [DONE]\n\n", "data: [DONE]"),
-        );
-        assert!(result.is_ok(), "{result:?}");
+        // [DONE] without its blank line is unfinished too (WHATWG): the stream ended early.
+        for tail in ["data: [DONE]", "data: [DONE]\n"] {
+            let (result, _) = run(StreamKind::Chat, &CHAT.replace("data: [DONE]\n\n", tail));
+            assert!(matches!(result, Err(Error::Stream { .. })), "{result:?}");
+        }
     }
 
     #[test]

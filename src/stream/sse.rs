@@ -5,9 +5,10 @@
 //! lines end in LF, CR or CRLF (and a CR may be the last byte of one read);
 //! `data:` with or without the space; multi-line data joined with LF; comments
 //! and events without data skipped; a line over the cap is an error, not an
-//! out-of-memory. A final event with no blank line after it is still delivered
-//! (servers often omit it), and the caller decides whether an end without its
-//! terminal event is an error.
+//! out-of-memory. An event the stream ends inside, before its closing blank
+//! line, is discarded, as WHATWG says and the OpenAI SDKs and EventSource do: a
+//! cut stream must not pass for a whole one (`data: [DONE]` without its blank
+//! line is a stream that ended early, which the caller reports).
 
 use std::io::{self, BufRead};
 
@@ -22,9 +23,6 @@ pub struct SseEvent {
     pub id: Option<String>,
     /// A `retry:` value, when this event carried one.
     pub retry_ms: Option<u64>,
-    /// The stream ended inside this event's last line (no line end): its data
-    /// may be a fragment. The caller judges (`[DONE]` or complete JSON is fine).
-    pub cut: bool,
 }
 
 #[derive(Debug)]
@@ -49,8 +47,8 @@ pub struct SseParser<R> {
     reader: R,
     max_line: usize,
     max_event: usize,
-    /// The stream ended without a line end after the last bytes.
-    cut: bool,
+    /// The stream ended while an event with data was still gathering (discarded).
+    ended_inside_event: bool,
     /// The previous line ended in CR: a leading LF of the next read belongs to it.
     after_cr: bool,
     first_line: bool,
@@ -62,6 +60,14 @@ pub struct SseParser<R> {
     line: Vec<u8>,
 }
 
+impl<R> SseParser<R> {
+    /// Whether the stream ended inside an event (data gathered, no blank line
+    /// after it), which was discarded: a cut, for the caller's error message.
+    pub fn ended_inside_event(&self) -> bool {
+        self.ended_inside_event
+    }
+}
+
 impl<R: BufRead> SseParser<R> {
     pub fn new(reader: R, max_line: usize) -> Self {
         SseParser {
@@ -70,7 +76,7 @@ impl<R: BufRead> SseParser<R> {
             // Many lines under the line cap with no blank line between them must
             // not grow one event without bound either.
             max_event: max_line.max(DEFAULT_MAX_EVENT),
-            cut: false,
+            ended_inside_event: false,
             after_cr: false,
             first_line: true,
             event: String::new(),
@@ -123,8 +129,12 @@ impl<R: BufRead> SseParser<R> {
     pub fn next_into(&mut self, out: &mut SseEvent) -> Result<bool, SseError> {
         loop {
             let Some(()) = self.read_line()? else {
-                // End of stream: deliver a pending event that lacked its blank line.
-                return Ok(self.dispatch(out));
+                // End of stream: an event still gathering (no blank line yet) is discarded.
+                self.ended_inside_event |= self.has_data;
+                self.event.clear();
+                self.data.clear();
+                self.has_data = false;
+                return Ok(false);
             };
             let line = std::mem::take(&mut self.line);
             let mut raw: &[u8] = &line;
@@ -207,7 +217,6 @@ impl<R: BufRead> SseParser<R> {
         self.data.clear();
         out.id.clone_from(&self.last_id);
         out.retry_ms = retry_ms;
-        out.cut = self.cut;
         true
     }
 
@@ -223,9 +232,8 @@ impl<R: BufRead> SseParser<R> {
                 Err(e) => return Err(SseError::Io(e)),
             };
             if buf.is_empty() {
-                // A fragment with no line end at EOF: a server that omitted the last
-                // newline, or a cut. The event it ends says which (`SseEvent::cut`).
-                self.cut |= read_any;
+                // A fragment with no line end at EOF is still a line (WHATWG); the event
+                // it belongs to has no blank line after it, so it is discarded anyway.
                 return Ok(read_any.then_some(()));
             }
             let mut start = 0;
@@ -336,8 +344,17 @@ mod tests {
     }
 
     #[test]
-    fn final_event_without_blank_line_is_delivered() {
-        assert_eq!(datas(b"data: a\n\ndata: [DONE]"), ["a", "[DONE]"]);
+    fn an_unfinished_last_event_is_discarded() {
+        for tail in [
+            &b"data: [DONE]"[..],
+            b"data: [DONE]\n",
+            b"data: [DONE]\r\n",
+            b"data: [DO",
+        ] {
+            let stream = [&b"data: a\n\n"[..], tail].concat();
+            assert_eq!(datas(&stream), ["a"], "{:?}", String::from_utf8_lossy(tail));
+        }
+        assert_eq!(datas(b"data: a\n\ndata: b\n\n"), ["a", "b"]);
     }
 
     /// A reader handing out one byte per read: CR and LF of one CRLF arrive apart.
@@ -378,7 +395,7 @@ mod tests {
     #[test]
     fn events_do_not_depend_on_where_reads_split_the_stream() {
         let input = b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
-data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]"
+data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
             .to_vec();
         let whole = parse_all(&input);
         let datas: Vec<&str> = whole.iter().map(|e| e.data.as_str()).collect();

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="a b"]: runs each cargo-fuzz target of fuzz/
+# for N seconds (default 60), one at a time with one job (the CPU is shared), from
+# its committed corpus (new finds go to target/fuzz-corpus, so the committed seeds
+# stay minimized). RUSTC_BOOTSTRAP=1 lets the stable toolchain take cargo-fuzz's
+# nightly flags (-Zsanitizer=address, its runtimes are the toolchain's own).
+# A crash stops the run with the input's path; copy it to fuzz/regressions/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${FUZZ_SECONDS:-60}"
+targets="${FUZZ_TARGETS:-sse_parser event_stream request_body validation options multipart response}"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+export RUSTC_BOOTSTRAP=1
+cargo fuzz build --release --debug-assertions
+for t in $targets; do
+    work="$PWD/target/fuzz-corpus/$t"
+    mkdir -p "$work"
+    echo "== $t: ${seconds}s"
+    # One process (no -jobs: libFuzzer's -jobs=1 forks a worker that logs to a file).
+    dict=()
+    [ -f "fuzz/dict/$t.dict" ] && dict=(-dict="$PWD/fuzz/dict/$t.dict")
+    cargo fuzz run --release --debug-assertions "$t" "$work" "$PWD/fuzz/corpus/$t" -- \
+        -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=3072 \
+        "${dict[@]}" 2>&1 | tee "target/fuzz-$t.log" | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==|SUMMARY|Test unit written)" || true
+    if grep -q "Test unit written\|SUMMARY:" "target/fuzz-$t.log"; then
+        echo "fuzz: $t found a failing input (target/fuzz-$t.log)" >&2
+        exit 1
+    fi
+done
