@@ -20,6 +20,7 @@ struct Ran {
     events: Vec<(String, Option<String>, usize)>,
     attempts: Option<u64>,
     request_id: bool,
+    meta_text: String,
     cancel_to_return_ms: Option<u64>,
     /// Requests the case's setup made (not counted in `sent`).
     setup_requests: usize,
@@ -182,6 +183,7 @@ fn run_case(mock: &MockGateway, case: &Case) -> Result<Ran, String> {
         events,
         attempts: meta.as_ref().map(|m| u64::from(m.attempts)),
         request_id: meta.as_ref().is_some_and(|m| m.request_id.is_some()),
+        meta_text: meta.map(|m| m.to_json().to_string()).unwrap_or_default(),
         cancel_to_return_ms: cancelled_at
             .map(|(cancel, ret)| ret.saturating_duration_since(cancel).as_millis() as u64),
         setup_requests,
@@ -195,6 +197,7 @@ fn failed_before_call(e: &Error) -> Ran {
         events: Vec::new(),
         attempts: None,
         request_id: false,
+        meta_text: String::new(),
         cancel_to_return_ms: None,
         setup_requests: 0,
     }
@@ -215,6 +218,7 @@ fn conformance_corpus() {
                 Ok(ran) => {
                     let sent = mock.request_count() - ran.setup_requests;
                     let last_body = mock.requests().last().and_then(|r| r.json.clone());
+                    let last_query = mock.requests().last().and_then(|r| r.query.clone());
                     let last_headers = mock
                         .requests()
                         .last()
@@ -228,9 +232,11 @@ fn conformance_corpus() {
                             events: &ran.events,
                             attempts: ran.attempts,
                             request_id: ran.request_id,
+                            meta_text: &ran.meta_text,
                             cancel_to_return_ms: ran.cancel_to_return_ms,
                             sent,
                             last_body: last_body.as_ref(),
+                            last_query: last_query.as_deref(),
                             last_headers: &last_headers,
                         },
                     )

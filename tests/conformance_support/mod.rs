@@ -45,8 +45,12 @@ pub struct Observed<'a> {
     pub events: &'a [(String, Option<String>, usize)],
     pub attempts: Option<u64>,
     pub request_id: bool,
+    /// The call's response metadata as JSON text ("" when none).
+    pub meta_text: &'a str,
     pub cancel_to_return_ms: Option<u64>,
     pub sent: usize,
+    /// The last recorded request's raw query string.
+    pub last_query: Option<&'a str>,
     pub last_body: Option<&'a Value>,
     pub last_headers: &'a [(String, String)],
 }
@@ -231,10 +235,27 @@ pub fn check(case: &Case, seen: &Observed<'_>) -> Outcome {
         if meta.get("request_id") == Some(&Value::Bool(true)) && !seen.request_id {
             problems.push("meta.request_id: absent".into());
         }
+        if let Some(secret) = meta.get("text_lacks").and_then(Value::as_str) {
+            if seen
+                .meta_text
+                .to_ascii_lowercase()
+                .contains(&secret.to_ascii_lowercase())
+            {
+                problems.push(format!("metadata holds {secret:?} (any case)"));
+            }
+        }
     }
     if let Some(want) = e.get("sent").and_then(Value::as_u64) {
         if seen.sent as u64 != want {
             problems.push(format!("sent {} requests, expected {want}", seen.sent));
+        }
+    }
+    if let Some(want) = e.get("sent_query").and_then(Value::as_str) {
+        if seen.last_query != Some(want) {
+            problems.push(format!(
+                "sent query {:?}, expected {want:?}",
+                seen.last_query
+            ));
         }
     }
     if let Some(pairs) = e.get("sent_body") {

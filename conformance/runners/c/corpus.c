@@ -258,6 +258,15 @@ static void check_headers(problems *p, const cJSON *want, const cJSON *headers)
     }
 }
 
+/* Whether needle occurs in haystack, ASCII letters in any case. */
+static int strcasestr_ascii(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *haystack; haystack++)
+        if (strncasecmp(haystack, needle, n) == 0) return 1;
+    return 0;
+}
+
 char *corpus_check(const cJSON *c, const conf_observed *seen)
 {
     problems p = {NULL, 0};
@@ -286,6 +295,12 @@ char *corpus_check(const cJSON *c, const conf_observed *seen)
         add(&p, "meta.attempts %lld, expected %g", seen->attempts, attempts->valuedouble);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "request_id")) && !seen->request_id)
         add(&p, "meta.request_id: absent");
+    const cJSON *lacks_text = cJSON_GetObjectItemCaseSensitive(meta, "text_lacks");
+    if (cJSON_IsString(lacks_text) && seen->meta_text && strcasestr_ascii(seen->meta_text, lacks_text->valuestring))
+        add(&p, "metadata holds \"%s\" (any case)", lacks_text->valuestring);
+    const cJSON *query = cJSON_GetObjectItemCaseSensitive(e, "sent_query");
+    if (cJSON_IsString(query) && (!seen->last_query || strcmp(seen->last_query, query->valuestring)))
+        add(&p, "sent query %s, expected %s", seen->last_query ? seen->last_query : "none", query->valuestring);
     const cJSON *sent = cJSON_GetObjectItemCaseSensitive(e, "sent");
     if (cJSON_IsNumber(sent) && seen->sent != (long long)sent->valuedouble)
         add(&p, "sent %lld requests, expected %g", seen->sent, sent->valuedouble);

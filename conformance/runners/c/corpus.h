@@ -27,10 +27,12 @@ typedef struct conf_observed {
     size_t n_events;
     long long attempts;    /* -1: no metadata */
     int request_id;
+    char *meta_text;       /* gw_client_last_response's JSON, or NULL */
     long long cancel_to_return_ms; /* -1: no cancel */
     long long sent;
     cJSON *last_body;      /* the last recorded request's JSON body, or NULL */
     cJSON *last_headers;   /* array of [name, value] from the mock, or NULL */
+    char *last_query;      /* the last recorded request's raw query, or NULL */
 } conf_observed;
 
 /* Reads every case under dir/cases, sorted by name; returns the count. */

@@ -129,7 +129,7 @@ static char *client_options(const char *base_url, const cJSON *c)
     return text;
 }
 
-static long long recorded_count(cJSON **last_body, cJSON **last_headers)
+static long long recorded_count(cJSON **last_body, cJSON **last_headers, char **last_query)
 {
     cJSON *reqs = control_call("GET", "/__mock/requests", NULL);
     int n = cJSON_GetArraySize(reqs);
@@ -137,6 +137,8 @@ static long long recorded_count(cJSON **last_body, cJSON **last_headers)
         cJSON *last = cJSON_GetArrayItem(reqs, n - 1);
         *last_body = cJSON_DetachItemFromObjectCaseSensitive(last, "json");
         *last_headers = cJSON_DetachItemFromObjectCaseSensitive(last, "headers");
+        const cJSON *query = cJSON_GetObjectItemCaseSensitive(last, "query");
+        *last_query = cJSON_IsString(query) ? strdup(query->valuestring) : NULL;
     }
     cJSON_Delete(reqs);
     return n;
@@ -178,7 +180,7 @@ static char *run_case(const char *base_url, const cJSON *c)
             cJSON_Delete(doc);
             gw_free(made);
             free(body);
-            setup_requests = recorded_count(NULL, NULL);
+            setup_requests = recorded_count(NULL, NULL, NULL);
         }
         const cJSON *faults = cJSON_GetObjectItemCaseSensitive(c, "faults");
         const cJSON *fault, *queue = why ? NULL : faults;
@@ -218,6 +220,7 @@ static char *run_case(const char *base_url, const cJSON *c)
             if (cJSON_IsNumber(attempts)) seen.attempts = (long long)attempts->valuedouble;
             seen.request_id = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(meta, "request_id"));
             cJSON_Delete(meta);
+            seen.meta_text = strdup(meta_text);
         }
         gw_free(meta_text);
         gw_client_free(handle);
@@ -229,7 +232,7 @@ static char *run_case(const char *base_url, const cJSON *c)
     gw_free(out);
     seen.events = evs.items;
     seen.n_events = evs.n;
-    seen.sent = recorded_count(&seen.last_body, &seen.last_headers) - setup_requests;
+    seen.sent = recorded_count(&seen.last_body, &seen.last_headers, &seen.last_query) - setup_requests;
     if (!why) why = corpus_check(c, &seen);
     for (size_t i = 0; i < evs.n; i++) {
         free(evs.items[i].name);
@@ -239,6 +242,8 @@ static char *run_case(const char *base_url, const cJSON *c)
     cJSON_Delete(seen.out);
     cJSON_Delete(seen.last_body);
     cJSON_Delete(seen.last_headers);
+    free(seen.last_query);
+    free(seen.meta_text);
     cJSON_Delete(args);
     return why;
 }

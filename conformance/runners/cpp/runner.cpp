@@ -28,10 +28,12 @@ struct Seen {
     std::vector<gw::Event> events;
     long long attempts = -1;
     bool request_id = false;
+    std::string meta_text;
     long long cancel_to_return_ms = -1;
     long long sent = 0;
     json last_body;
     json last_headers;
+    std::optional<std::string> last_query;
 };
 
 json read_json(const fs::path& path)
@@ -170,6 +172,16 @@ std::string check(const json& c, const Seen& seen)
         problems.push_back("meta.attempts " + std::to_string(seen.attempts) + ", expected " +
                            meta["attempts"].dump());
     if (meta.value("request_id", false) && !seen.request_id) problems.push_back("meta.request_id: absent");
+    if (meta.contains("text_lacks")) {
+        auto lower = [](std::string t) {
+            std::transform(t.begin(), t.end(), t.begin(), [](unsigned char ch) { return std::tolower(ch); });
+            return t;
+        };
+        if (lower(seen.meta_text).find(lower(meta["text_lacks"].get<std::string>())) != std::string::npos)
+            problems.push_back("metadata holds " + meta["text_lacks"].dump() + " (any case)");
+    }
+    if (e.contains("sent_query") && seen.last_query != e["sent_query"].get<std::string>())
+        problems.push_back("sent query " + seen.last_query.value_or("none") + ", expected " + e["sent_query"].dump());
     if (e.contains("sent") && seen.sent != e["sent"].get<long long>())
         problems.push_back("sent " + std::to_string(seen.sent) + " requests, expected " + e["sent"].dump());
     if (e.contains("sent_body")) check_pairs(problems, "sent_body", seen.last_body, e["sent_body"]);
@@ -320,12 +332,15 @@ std::string run_case(Mock& mock, const std::string& base_url, const json& c)
         }
         seen.attempts = meta.attempts() > 0 ? meta.attempts() : -1;
         seen.request_id = meta.request_id().has_value();
+        seen.meta_text = meta.json();
     }
     const json recorded = mock.call("GET", "/__mock/requests");
     seen.sent = static_cast<long long>(recorded.size()) - setup_requests;
     if (!recorded.empty()) {
         seen.last_body = recorded.back().value("json", json());
         seen.last_headers = recorded.back().value("headers", json::array());
+        const json query = recorded.back().value("query", json());
+        if (query.is_string()) seen.last_query = query.get<std::string>();
     }
     return check(c, seen);
 }
