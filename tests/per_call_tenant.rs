@@ -41,7 +41,10 @@ fn a_per_call_key_is_sent_instead_of_the_clients_on_the_same_pool() {
         "the derived handle reuses the client's pooled connection"
     );
     // The key stays out of every print.
-    for printed in [format!("{tenant:?}"), format!("{:?}", overrides(json!({"api_key": "sk-tenant-b"})))] {
+    for printed in [
+        format!("{tenant:?}"),
+        format!("{:?}", overrides(json!({"api_key": "sk-tenant-b"}))),
+    ] {
         assert!(!printed.contains("sk-tenant-b"), "{printed}");
     }
 }
@@ -54,7 +57,9 @@ fn a_per_call_base_url_goes_to_its_own_origin_with_its_own_connections() {
     base.call(&ops::CHAT, &[], Some(&chat("home"))).unwrap();
     let home_connections = home.connection_count();
     let tenant = base
-        .derive(&overrides(json!({"base_url": format!("{}/v1/", other.url()), "api_key": "sk-other"})))
+        .derive(&overrides(
+            json!({"base_url": format!("{}/v1/", other.url()), "api_key": "sk-other"}),
+        ))
         .unwrap();
     assert_eq!(tenant.base_url(), other.url());
     for _ in 0..2 {
@@ -62,10 +67,25 @@ fn a_per_call_base_url_goes_to_its_own_origin_with_its_own_connections() {
     }
     base.call(&ops::CHAT, &[], Some(&chat("home"))).unwrap();
     assert_eq!(other.request_count(), 2);
-    assert_eq!(other.requests()[0].header("authorization"), Some("Bearer sk-other"));
-    assert_eq!(other.connection_count(), 1, "one pooled connection to the other origin");
-    assert_eq!(home.request_count(), 2, "the tenant's calls never went home");
-    assert_eq!(home.connection_count(), home_connections, "home's connection still pooled");
+    assert_eq!(
+        other.requests()[0].header("authorization"),
+        Some("Bearer sk-other")
+    );
+    assert_eq!(
+        other.connection_count(),
+        1,
+        "one pooled connection to the other origin"
+    );
+    assert_eq!(
+        home.request_count(),
+        2,
+        "the tenant's calls never went home"
+    );
+    assert_eq!(
+        home.connection_count(),
+        home_connections,
+        "home's connection still pooled"
+    );
     for r in home.requests() {
         assert_eq!(r.header("authorization"), Some("Bearer sk-test"));
     }
@@ -74,7 +94,10 @@ fn a_per_call_base_url_goes_to_its_own_origin_with_its_own_connections() {
         .derive(&overrides(json!({"base_url": home.url()})))
         .unwrap();
     same_key.call(&ops::CHAT, &[], Some(&chat("x"))).unwrap();
-    assert_eq!(home.requests()[2].header("authorization"), Some("Bearer sk-test"));
+    assert_eq!(
+        home.requests()[2].header("authorization"),
+        Some("Bearer sk-test")
+    );
 }
 
 #[test]
@@ -83,14 +106,18 @@ fn a_per_call_key_never_follows_a_redirect_to_another_origin() {
     let elsewhere = MockGateway::start();
     let base = client(&elsewhere);
     let call = base
-        .derive(&overrides(json!({"base_url": origin.url(), "api_key": "sk-call"})))
+        .derive(&overrides(
+            json!({"base_url": origin.url(), "api_key": "sk-call"}),
+        ))
         .unwrap();
     origin.push_fault(json!({"action": "redirect", "status": 302,
         "location": format!("{}/v1beta/models/m?x=1", elsewhere.url())}));
     let e = call.request("GET", "/v1beta/models/m", None).unwrap_err();
     assert_eq!(e.status(), 401, "{e}");
     assert!(!e.to_string().contains("sk-call"), "{e}");
-    assert_eq!(origin.requests()[0].header("authorization"), Some("Bearer sk-call"));
+    // This path takes the key in the query (`?key=`), as the native format does.
+    let sent = origin.requests()[0].query.clone().unwrap_or_default();
+    assert!(sent.contains("key=sk-call"), "{sent}");
     let seen = &elsewhere.requests()[0];
     assert_eq!(seen.header("authorization"), None);
     assert!(!seen.query.as_deref().unwrap_or("").contains("sk-call"));
@@ -101,7 +128,10 @@ fn per_call_base_urls_and_keys_are_checked_like_the_client_options() {
     let mock = MockGateway::start();
     let base = client(&mock);
     for (bad, says) in [
-        (json!({"base_url": "http://gateway.example.com"}), "allow_insecure_http"),
+        (
+            json!({"base_url": "http://gateway.example.com"}),
+            "allow_insecure_http",
+        ),
         (json!({"base_url": "ftp://gateway.example.com"}), "scheme"),
         (json!({"base_url": ""}), "base_url"),
         (json!({"base_url": "https://gw example.com"}), "space"),
@@ -112,13 +142,18 @@ fn per_call_base_urls_and_keys_are_checked_like_the_client_options() {
         let e = base.derive(&overrides(bad.clone())).unwrap_err();
         assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{bad}: {e}");
         assert!(e.to_string().contains(says), "{bad}: {e}");
-        assert!(!e.to_string().contains("sk-secret"), "the key is printed: {e}");
+        assert!(
+            !e.to_string().contains("sk-secret"),
+            "the key is printed: {e}"
+        );
     }
     // Plain http elsewhere needs the client to allow it; a call cannot allow it itself.
     let e = CallOptions::from_json(r#"{"allow_insecure_http": true}"#).unwrap_err();
     assert!(e.to_string().contains("allow_insecure_http"), "{e}");
     let lax = client_with(&mock, json!({"allow_insecure_http": true}));
     assert!(lax
-        .derive(&overrides(json!({"base_url": "http://gateway.example.com"})))
+        .derive(&overrides(
+            json!({"base_url": "http://gateway.example.com"})
+        ))
         .is_ok());
 }

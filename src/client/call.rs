@@ -193,7 +193,13 @@ impl Call<'_, '_> {
                 );
             }
             let watch = self.observer.clone().map(|o| {
-                Watch::start(o, out.method, &out.path, self.tally.attempts, out.body.map(|(_, p)| p))
+                Watch::start(
+                    o,
+                    out.method,
+                    &out.path,
+                    self.tally.attempts,
+                    out.body.map(|(_, p)| p),
+                )
             });
             let result = match self.attempt(out) {
                 Attempt::Refused(e) => {

@@ -40,7 +40,10 @@ impl fmt::Debug for CallOptions {
             .field("connect_timeout_ms", &self.connect_timeout_ms)
             .field("first_byte_timeout_ms", &self.first_byte_timeout_ms)
             .field("max_retries", &self.max_retries)
-            .field("headers", &self.headers.as_ref().map(|h| h.keys().collect::<Vec<_>>()))
+            .field(
+                "headers",
+                &self.headers.as_ref().map(|h| h.keys().collect::<Vec<_>>()),
+            )
             .field("idempotency_key", &self.idempotency_key)
             .field("validate", &self.validate)
             .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))

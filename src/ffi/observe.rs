@@ -69,7 +69,10 @@ impl UserData {
     }
 }
 
-fn observer(cb: unsafe extern "C" fn(*const gw_attempt, *mut c_void), user_data: UserData) -> Observer {
+fn observer(
+    cb: unsafe extern "C" fn(*const gw_attempt, *mut c_void),
+    user_data: UserData,
+) -> Observer {
     Observer(Arc::new(move |ev: &AttemptEvent<'_>| {
         let text = |s: &str| CString::new(s).unwrap_or_default();
         let (method, path) = (text(ev.method), text(ev.path));
@@ -117,6 +120,9 @@ pub unsafe extern "C" fn gw_client_create_observed(
             .map_err(|_| crate::Error::invalid_param("base", "base: must not be NULL"))?;
         let cb = cb.ok_or_else(|| crate::Error::invalid_param("cb", "cb: must not be NULL"))?;
         let json = args::optional_text(options_json, "options_json")?.unwrap_or("");
-        base.observed(&CallOptions::from_json(json)?, observer(cb, UserData(user_data)))
+        base.observed(
+            &CallOptions::from_json(json)?,
+            observer(cb, UserData(user_data)),
+        )
     })
 }
