@@ -60,7 +60,67 @@ func JSONSchemaFormat(name string, schema any, strict bool) *ResponseFormat {
 
 func (r ChatRequest) MarshalJSON() ([]byte, error) {
 	type plain ChatRequest
-	return marshalWithExtra(plain(r), r.Extra)
+	// The messages go as plain structs: encoding/json re-scans and compacts what each
+	// MarshalJSON returns, at every level, and that cost more than the rest of a small
+	// call's encoding (and a good share of its CPU).
+	return marshalWithExtra(struct {
+		plain
+		Messages any `json:"messages"` // hides plain.Messages
+	}{plain(r), wireMessages(r.Messages)}, r.Extra)
+}
+
+// encodeRequest is requestBody's fast path: no compaction pass over the whole body.
+func (r ChatRequest) encodeRequest() ([]byte, error) { return r.MarshalJSON() }
+
+// wireMessage is a Message as Message.MarshalJSON writes it, without the method.
+type wireMessage struct {
+	Role             string     `json:"role"`
+	Content          any        `json:"content"` // string, []Part, or nil for null
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	Name             string     `json:"name,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+}
+
+// wireMessages is messages for encoding: []wireMessage, or, when a message has Extra to
+// merge, []any holding that Message itself among the others.
+func wireMessages(messages []Message) any {
+	if messages == nil {
+		return nil
+	}
+	plain := make([]wireMessage, len(messages))
+	var mixed []any
+	for i := range messages {
+		m := &messages[i]
+		if len(m.Extra) > 0 && mixed == nil {
+			mixed = make([]any, len(messages))
+			for j := range i {
+				mixed[j] = plain[j]
+			}
+		}
+		if len(m.Extra) > 0 {
+			mixed[i] = *m
+			continue
+		}
+		w := &plain[i]
+		*w = wireMessage{Role: m.Role, ReasoningContent: m.ReasoningContent, Name: m.Name,
+			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		switch {
+		case m.Content.null, m.Content.isEmpty() && len(m.ToolCalls) > 0:
+			w.Content = nil
+		case m.Content.Parts != nil:
+			w.Content = m.Content.Parts
+		default:
+			w.Content = m.Content.Text
+		}
+		if mixed != nil {
+			mixed[i] = *w
+		}
+	}
+	if mixed != nil {
+		return mixed
+	}
+	return plain
 }
 
 // Message is one chat turn. Content is text or parts; an assistant turn that only calls
