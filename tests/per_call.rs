@@ -20,7 +20,7 @@ fn unknown_override_keys_are_refused_by_name() {
     assert_eq!(e.status(), GW_INVALID_ARGUMENT);
     assert!(e.to_string().contains("total_timeout"), "{e}");
     // Client-wide settings are not per-call overrides.
-    assert!(CallOptions::from_json(r#"{"base_url":"https://x"}"#).is_err());
+    assert!(CallOptions::from_json(r#"{"proxy":"http://127.0.0.1:1"}"#).is_err());
     assert!(CallOptions::from_json("").is_ok());
 }
 

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"context"
+	"runtime/cgo"
 	"sync"
 	"time"
 )
@@ -23,6 +24,9 @@ type call struct {
 	// (which may come early, when gw sees the next retry or poll would pass it) is the
 	// context's deadline being exceeded.
 	byDeadline bool
+
+	observed *attempts  // Options.Observer's state for this call, or nil
+	obsH     cgo.Handle // what gw hands back to gwGoAttempt; deleted by end
 
 	mu     sync.Mutex // orders cancel against free: never cancel a freed handle
 	freed  bool
@@ -44,18 +48,30 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 			o(&cfg)
 		}
 	}
+	st := c.st
+	if err := st.limit.acquire(ctx); err != nil {
+		return nil, (&Error{Op: op, Message: "not sent (queued behind MaxInFlight calls)"}).withCause(err)
+	}
 	deadline, hasDeadline := ctx.Deadline()
 	overrides := cfg.deriveOptions(deadline, hasDeadline)
 
-	st := c.st
 	k := &call{st: st, op: op, ctx: ctx, meta: cfg.meta,
 		byDeadline: hasDeadline && (cfg.timeout <= 0 || time.Until(deadline) < cfg.timeout)}
 	st.mu.RLock()
 	if st.closed {
 		st.mu.RUnlock()
+		st.limit.release()
 		return nil, (&Error{Op: op, Message: "not sent"}).withCause(ErrClosed)
 	}
-	h, status, errJSON := deriveClient(st.base, overrides)
+	var h *C.gw_client
+	var status int
+	var errJSON []byte
+	if st.observer == nil {
+		h, status, errJSON = deriveClient(st.base, overrides)
+	} else {
+		k.observed, k.obsH = observedHandle(st.observer, ctx, op)
+		h, status, errJSON = deriveObserved(st.base, overrides, uintptr(k.obsH))
+	}
 	if h != nil {
 		k.h = h
 		st.callsMu.Lock()
@@ -64,6 +80,10 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 	}
 	st.mu.RUnlock()
 	if h == nil {
+		if k.observed != nil {
+			k.obsH.Delete()
+		}
+		st.limit.release()
 		if status == StatusOK {
 			status = StatusInternal
 		}
@@ -131,6 +151,13 @@ func (k *call) end() {
 	delete(k.st.calls, k)
 	k.st.callsMu.Unlock()
 	freeClient(h)
+	k.st.limit.release()
+	if k.observed != nil {
+		k.obsH.Delete() // the handle is freed: gw calls back no more
+		if p := k.observed.panicked; p != nil {
+			panic(p) // the Observer's panic, re-raised on the call's goroutine
+		}
+	}
 }
 
 // finish ends the call and turns status and *out into the answer or the error.

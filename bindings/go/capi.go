@@ -91,6 +91,16 @@ static gw_go_res gw_go_stream_finish(gw_stream *s) {
 // Go callbacks (export.go); their prototypes as cgo writes them, without const.
 extern int gwGoProgress(char *status, char *task_json, void *user_data);
 extern void gwGoLog(int level, char *message, void *user_data);
+extern void gwGoAttempt(gw_attempt *attempt, void *user_data);
+
+// A derived handle that reports its attempts to gwGoAttempt (handle: a cgo.Handle).
+static gw_go_client_res gw_go_derive_observed(const gw_client *base, const char *options,
+                                              uintptr_t handle) {
+	gw_go_client_res r = {0, NULL, NULL};
+	r.status = gw_client_create_observed(base, options, (gw_attempt_cb)gwGoAttempt,
+	                                     (void *)handle, &r.client, &r.err);
+	return r;
+}
 
 // handle is a runtime/cgo.Handle, made a pointer here so Go never converts an integer
 // into an unsafe.Pointer; 0 means no progress callback.
@@ -262,6 +272,17 @@ func createClient(options []byte) (*C.gw_client, int, []byte) {
 // deriveClient is gw_client_create_derived: a per-call handle sharing base's pool.
 func deriveClient(base *C.gw_client, options []byte) (*C.gw_client, int, []byte) {
 	r := C.gw_go_derive(base, cstr(options))
+	runtime.KeepAlive(options)
+	if r.client != nil {
+		liveHandles.Add(1)
+	}
+	return r.client, int(r.status), takeOut(r.err)
+}
+
+// deriveObserved is gw_client_create_observed: deriveClient whose attempts reach the
+// *attempts behind handle.
+func deriveObserved(base *C.gw_client, options []byte, handle uintptr) (*C.gw_client, int, []byte) {
+	r := C.gw_go_derive_observed(base, cstr(options), C.uintptr_t(handle))
 	runtime.KeepAlive(options)
 	if r.client != nil {
 		liveHandles.Add(1)

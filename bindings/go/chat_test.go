@@ -3,6 +3,7 @@ package gw
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -201,4 +202,92 @@ func TestChatRequestEncodingErrors(t *testing.T) {
 	if e := asError(t, err); e.Status != StatusInvalidArgument || !strings.Contains(e.Message, "bad") {
 		t.Fatalf("error %+v", e)
 	}
+}
+
+// The typed OpenAI request fields reach the gateway as the format names them, Extra
+// still merges, and logprobs in the answer decode.
+func TestChatTypedFields(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	schema := map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
+	req := chatReq("fields")
+	req.ResponseFormat = JSONSchemaFormat("place", schema, true)
+	req.Seed = Ptr[int64](42)
+	req.N = 2
+	req.Logprobs = true
+	req.TopLogprobs = Ptr(3)
+	req.ParallelToolCalls = Ptr(false)
+	req.User = "u-42"
+	req.Metadata = map[string]string{"tenant": "t1"}
+	req.Extra = Extra{"service_tier": "flex", "seed": 7} // a modelled field wins
+	if _, err := c.Chat(bg(), req); err != nil {
+		t.Fatal(err)
+	}
+	var sent map[string]any
+	if err := json.Unmarshal(lastRequest(t).JSON, &sent); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{
+			"name": "place", "schema": schema, "strict": true}},
+		"seed": 42.0, "n": 2.0, "logprobs": true, "top_logprobs": 3.0, "parallel_tool_calls": false,
+		"user": "u-42", "metadata": map[string]any{"tenant": "t1"}, "service_tier": "flex",
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(sent[k], jsonRound(t, v)) {
+			t.Errorf("%s: sent %#v, want %#v", k, sent[k], v)
+		}
+	}
+	// Unset fields are not sent at all.
+	if _, err := c.Chat(bg(), chatReq("plain")); err != nil {
+		t.Fatal(err)
+	}
+	sent = nil
+	json.Unmarshal(lastRequest(t).JSON, &sent)
+	for _, k := range []string{"response_format", "seed", "n", "logprobs", "top_logprobs", "parallel_tool_calls", "user", "metadata"} {
+		if _, ok := sent[k]; ok {
+			t.Errorf("%s sent though unset", k)
+		}
+	}
+	for _, f := range []*ResponseFormat{TextFormat(), JSONObjectFormat()} {
+		r := chatReq("fmt")
+		r.ResponseFormat = f
+		if _, err := c.Chat(bg(), r); err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(lastRequest(t).JSON, &sent)
+		if got := sent["response_format"].(map[string]any)["type"]; got != f.Type {
+			t.Errorf("response_format type %v, want %s", got, f.Type)
+		}
+	}
+
+	body := `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,
+	  "message":{"role":"assistant","content":"Hi"},"finish_reason":"stop",
+	  "logprobs":{"content":[{"token":"Hi","logprob":-0.25,"bytes":[72,105],
+	    "top_logprobs":[{"token":"Hi","logprob":-0.25,"bytes":[72,105]},{"token":"Hey","logprob":-1.5}]}]}}]}`
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 200, "body": body})
+	res, err := c.Chat(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := res.Choices[0].Logprobs
+	if lp == nil || len(lp.Content) != 1 {
+		t.Fatalf("logprobs %+v", lp)
+	}
+	tok := lp.Content[0]
+	if tok.Token != "Hi" || tok.Logprob != -0.25 || !reflect.DeepEqual(tok.Bytes, []int{72, 105}) ||
+		len(tok.TopLogprobs) != 2 || tok.TopLogprobs[1].Token != "Hey" || tok.TopLogprobs[1].Logprob != -1.5 {
+		t.Errorf("token %+v", tok)
+	}
+}
+
+// jsonRound is v as encoding/json decodes it into any (numbers as float64).
+func jsonRound(t *testing.T, v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	json.Unmarshal(b, &out)
+	return out
 }

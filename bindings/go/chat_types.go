@@ -19,12 +19,108 @@ type ChatRequest struct {
 	ReasoningEffort  string    `json:"reasoning_effort,omitempty"` // low, medium, high
 	Tools            []Tool    `json:"tools,omitempty"`
 	ToolChoice       any       `json:"tool_choice,omitempty"` // "auto", "none", or an object
-	Extra            Extra     `json:"-"`
+
+	ResponseFormat    *ResponseFormat   `json:"response_format,omitempty"` // TextFormat, JSONObjectFormat, JSONSchemaFormat
+	Seed              *int64            `json:"seed,omitempty"`            // best-effort determinism
+	N                 int               `json:"n,omitempty"`               // choices to generate (0: the gateway's default, 1)
+	Logprobs          bool              `json:"logprobs,omitempty"`        // return each token's log probability
+	TopLogprobs       *int              `json:"top_logprobs,omitempty"`    // 0 to 20 alternatives per token; needs Logprobs
+	ParallelToolCalls *bool             `json:"parallel_tool_calls,omitempty"`
+	User              string            `json:"user,omitempty"`     // your end user's id, for abuse monitoring
+	Metadata          map[string]string `json:"metadata,omitempty"` // tags stored with the request
+
+	Extra Extra `json:"-"`
+}
+
+// ResponseFormat asks for plain text, any JSON object, or JSON matching a schema.
+type ResponseFormat struct {
+	Type       string      `json:"type"` // "text", "json_object", "json_schema"
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// JSONSchema is the schema of a "json_schema" ResponseFormat.
+type JSONSchema struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Schema      any    `json:"schema,omitempty"` // a map, a struct or json.RawMessage
+	Strict      *bool  `json:"strict,omitempty"`
+}
+
+// TextFormat asks for plain text (the default).
+func TextFormat() *ResponseFormat { return &ResponseFormat{Type: "text"} }
+
+// JSONObjectFormat asks for a JSON object (say so in the prompt too).
+func JSONObjectFormat() *ResponseFormat { return &ResponseFormat{Type: "json_object"} }
+
+// JSONSchemaFormat asks for JSON matching schema (a map, a struct or json.RawMessage);
+// strict asks the model to follow it exactly.
+func JSONSchemaFormat(name string, schema any, strict bool) *ResponseFormat {
+	return &ResponseFormat{Type: "json_schema", JSONSchema: &JSONSchema{Name: name, Schema: schema, Strict: &strict}}
 }
 
 func (r ChatRequest) MarshalJSON() ([]byte, error) {
 	type plain ChatRequest
-	return marshalWithExtra(plain(r), r.Extra)
+	// The messages go as plain structs: encoding/json re-scans and compacts what each
+	// MarshalJSON returns, at every level, and that cost more than the rest of a small
+	// call's encoding (and a good share of its CPU).
+	return marshalWithExtra(struct {
+		plain
+		Messages any `json:"messages"` // hides plain.Messages
+	}{plain(r), wireMessages(r.Messages)}, r.Extra)
+}
+
+// encodeRequest is requestBody's fast path: no compaction pass over the whole body.
+func (r ChatRequest) encodeRequest() ([]byte, error) { return r.MarshalJSON() }
+
+// wireMessage is a Message as Message.MarshalJSON writes it, without the method.
+type wireMessage struct {
+	Role             string     `json:"role"`
+	Content          any        `json:"content"` // string, []Part, or nil for null
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	Name             string     `json:"name,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+}
+
+// wireMessages is messages for encoding: []wireMessage, or, when a message has Extra to
+// merge, []any holding that Message itself among the others.
+func wireMessages(messages []Message) any {
+	if messages == nil {
+		return nil
+	}
+	plain := make([]wireMessage, len(messages))
+	var mixed []any
+	for i := range messages {
+		m := &messages[i]
+		if len(m.Extra) > 0 && mixed == nil {
+			mixed = make([]any, len(messages))
+			for j := range i {
+				mixed[j] = plain[j]
+			}
+		}
+		if len(m.Extra) > 0 {
+			mixed[i] = *m
+			continue
+		}
+		w := &plain[i]
+		*w = wireMessage{Role: m.Role, ReasoningContent: m.ReasoningContent, Name: m.Name,
+			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		switch {
+		case m.Content.null, m.Content.isEmpty() && len(m.ToolCalls) > 0:
+			w.Content = nil
+		case m.Content.Parts != nil:
+			w.Content = m.Content.Parts
+		default:
+			w.Content = m.Content.Text
+		}
+		if mixed != nil {
+			mixed[i] = *w
+		}
+	}
+	if mixed != nil {
+		return mixed
+	}
+	return plain
 }
 
 // Message is one chat turn. Content is text or parts; an assistant turn that only calls
@@ -213,9 +309,32 @@ func (c *ChatCompletion) Text() string {
 
 // Choice is one alternative answer.
 type Choice struct {
-	Index        int     `json:"index"`
-	Message      Message `json:"message"`
-	FinishReason string  `json:"finish_reason"` // stop, length, tool_calls
+	Index        int       `json:"index"`
+	Message      Message   `json:"message"`
+	FinishReason string    `json:"finish_reason"`      // stop, length, tool_calls
+	Logprobs     *Logprobs `json:"logprobs,omitempty"` // with ChatRequest.Logprobs
+}
+
+// Logprobs are the log probabilities of a choice's tokens.
+type Logprobs struct {
+	Content []TokenLogprob `json:"content"`
+	Refusal []TokenLogprob `json:"refusal,omitempty"`
+}
+
+// TokenLogprob is one token of the answer, with the likeliest alternatives when
+// ChatRequest.TopLogprobs asked for them.
+type TokenLogprob struct {
+	Token       string       `json:"token"`
+	Logprob     float64      `json:"logprob"`
+	Bytes       []int        `json:"bytes,omitempty"` // the token's UTF-8 bytes
+	TopLogprobs []TopLogprob `json:"top_logprobs,omitempty"`
+}
+
+// TopLogprob is one alternative for a token.
+type TopLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+	Bytes   []int   `json:"bytes,omitempty"`
 }
 
 // Usage counts tokens.
@@ -240,9 +359,10 @@ type ChatCompletionChunk struct {
 
 // ChunkChoice is one choice's fragment; FinishReason is nil until its last chunk.
 type ChunkChoice struct {
-	Index        int     `json:"index"`
-	Delta        Delta   `json:"delta"`
-	FinishReason *string `json:"finish_reason"`
+	Index        int       `json:"index"`
+	Delta        Delta     `json:"delta"`
+	FinishReason *string   `json:"finish_reason"`
+	Logprobs     *Logprobs `json:"logprobs,omitempty"`
 }
 
 // Delta is what a chunk adds to a choice.

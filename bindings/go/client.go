@@ -27,6 +27,9 @@ type clientState struct {
 
 	callsMu sync.Mutex
 	calls   map[*call]struct{} // in flight, for Close to cancel
+
+	limit    *inFlight // Options.MaxInFlight
+	observer Observer  // Options.Observer, or nil
 }
 
 // NewClient creates a client. Empty BaseURL and APIKey come from GW_BASE_URL and
@@ -43,7 +46,7 @@ func NewClient(opts Options) (*Client, error) {
 		}
 		return nil, newError("new client", status, errJSON)
 	}
-	c := &Client{st: &clientState{base: h, calls: map[*call]struct{}{}}}
+	c := &Client{st: &clientState{base: h, calls: map[*call]struct{}{}, limit: newInFlight(opts.inFlightLimit()), observer: opts.Observer}}
 	// A safety net only: a Client dropped without Close still frees its handle.
 	runtime.SetFinalizer(c, (*Client).Close)
 	return c, nil
@@ -63,6 +66,7 @@ func (c *Client) Close() error {
 	base := st.base
 	st.base = nil
 	st.mu.Unlock()
+	st.limit.close()
 
 	st.callsMu.Lock()
 	inFlight := make([]*call, 0, len(st.calls))

@@ -1,10 +1,12 @@
 package gw
 
-// The two Go functions gw calls back: video-wait progress (once per poll, seconds apart)
-// and log lines. Streams never call back: they are pulled.
+// The Go functions gw calls back: video-wait progress (once per poll, seconds apart),
+// log lines, and attempt starts and ends when an Observer is set. Streams never call
+// back: they are pulled.
 
 /*
 #include <string.h>
+#include <gw.h>
 */
 import "C"
 
@@ -26,4 +28,9 @@ func gwGoProgress(status *C.char, task *C.char, user unsafe.Pointer) C.int {
 //export gwGoLog
 func gwGoLog(level C.int, message *C.char, _ unsafe.Pointer) {
 	logLine(int(level), C.GoString(message))
+}
+
+//export gwGoAttempt
+func gwGoAttempt(a *C.gw_attempt, user unsafe.Pointer) {
+	cgo.Handle(uintptr(user)).Value().(*attempts).observe(a)
 }

@@ -34,6 +34,32 @@ type Options struct {
 	MaxEventBytes          int64             // largest data of one stream event; default 8 MiB
 	MaxIdleConnections     int               // pooled connections kept; size it for your concurrency; default 16
 	UserAgent              string            // appended to gw/<version>
+
+	// MaxInFlight bounds the calls of this Client inside gw at once (each holds an OS
+	// thread while it runs; an open stream counts until it ends or is closed). Calls
+	// beyond it wait in Go, holding no thread, until a slot frees or their context ends.
+	// 0 means DefaultMaxInFlight; below 0, no limit.
+	MaxInFlight int
+
+	// Observer, when set, is told of the start and end of every attempt of every call
+	// (tracing, metrics); nil costs nothing.
+	Observer Observer
+}
+
+// DefaultMaxInFlight is Options.MaxInFlight's zero value: enough for a typical service on
+// a few cores (a call blocked on the network costs an OS thread, not CPU), far below Go's
+// 10,000-thread limit.
+const DefaultMaxInFlight = 64
+
+// inFlightLimit is the semaphore size MaxInFlight asks for; 0 means no limit.
+func (o *Options) inFlightLimit() int {
+	switch {
+	case o.MaxInFlight == 0:
+		return DefaultMaxInFlight
+	case o.MaxInFlight < 0:
+		return 0
+	}
+	return o.MaxInFlight
 }
 
 // String redacts the key, so %v and %+v never print it.
@@ -148,6 +174,10 @@ type callConfig struct {
 	idempotencyKey string
 	validate       *bool
 	meta           *ResponseMeta
+	apiKey         string
+	hasKey         bool // WithAPIKey("") is an error, not the client's key
+	baseURL        string
+	hasBaseURL     bool
 }
 
 // WithTimeout bounds the whole call (retries and stream included); the context's
@@ -193,6 +223,23 @@ func WithMaxRetries(n int) CallOption {
 // WithValidation turns the documented-limit checks on or off for this call.
 func WithValidation(on bool) CallOption { return func(c *callConfig) { c.validate = &on } }
 
+// WithAPIKey sends this call with key instead of the client's (one Client serving several
+// tenants, on one connection pool). gw checks it as it checks Options.APIKey, never
+// prints it, and sends it only to the call's own origin: a redirect elsewhere goes
+// without it.
+func WithAPIKey(key string) CallOption {
+	return func(c *callConfig) { c.apiKey = key; c.hasKey = true }
+}
+
+// WithBaseURL sends this call to url instead of the client's gateway, checked as
+// Options.BaseURL is (plain http:// only to loopback unless the client has
+// AllowInsecureHTTP). Calls to the client's own origin reuse its pooled connections;
+// another origin gets connections of its own in the same pool. Pair it with WithAPIKey
+// when that gateway wants another key: the client's key goes with it otherwise.
+func WithBaseURL(url string) CallOption {
+	return func(c *callConfig) { c.baseURL = url; c.hasBaseURL = true }
+}
+
 // WithResponseMeta fills *m with the call's HTTP metadata (status, request id, headers,
 // attempts, elapsed time) when the call returns, success or failure.
 func WithResponseMeta(m *ResponseMeta) CallOption { return func(c *callConfig) { c.meta = m } }
@@ -211,7 +258,7 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 		}
 	}
 	others := c.readTimeout != 0 || c.firstByte != 0 || c.maxRetries != 0 || c.headers != nil ||
-		c.idempotencyKey != "" || c.validate != nil
+		c.idempotencyKey != "" || c.validate != nil || c.hasKey || c.hasBaseURL
 	if timeout == 0 && !others {
 		return nil
 	}
@@ -229,6 +276,8 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 		Headers        map[string]string `json:"headers,omitempty"`
 		IdempotencyKey string            `json:"idempotency_key,omitempty"`
 		Validate       *bool             `json:"validate,omitempty"`
+		APIKey         *string           `json:"api_key,omitempty"`
+		BaseURL        *string           `json:"base_url,omitempty"`
 	}{
 		TotalTimeoutMS: timeoutMS(timeout),
 		ReadTimeoutMS:  timeoutMS(c.readTimeout),
@@ -237,6 +286,12 @@ func (c *callConfig) deriveOptions(deadline time.Time, hasDeadline bool) []byte 
 		Headers:        maps.Clone(c.headers),
 		IdempotencyKey: c.idempotencyKey,
 		Validate:       c.validate,
+	}
+	if c.hasKey {
+		j.APIKey = &c.apiKey
+	}
+	if c.hasBaseURL {
+		j.BaseURL = &c.baseURL
 	}
 	b, _ := json.Marshal(j) // plain strings, numbers and a string map: cannot fail
 	return append(b, 0)

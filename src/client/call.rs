@@ -14,6 +14,7 @@ use ureq::Body;
 use crate::api::multipart::EncodedForm;
 use crate::api::ops::{self, Auth, Method, Reply};
 use crate::client::meta::ResponseMeta;
+use crate::client::observe::Watch;
 use crate::client::{redirect, retry, Client};
 use crate::error::{http_error_message, Error};
 use crate::log::{self, Level};
@@ -191,10 +192,27 @@ impl Call<'_, '_> {
                     ),
                 );
             }
+            let watch = self.observer.clone().map(|o| {
+                Watch::start(
+                    o,
+                    out.method,
+                    &out.path,
+                    self.tally.attempts,
+                    out.body.map(|(_, p)| p),
+                )
+            });
             let result = match self.attempt(out) {
-                Attempt::Refused(e) => return Err(e),
+                Attempt::Refused(e) => {
+                    if let Some(w) = watch {
+                        w.end(Err(&e));
+                    }
+                    return Err(e);
+                }
                 Attempt::Sent(result) => result,
             };
+            if let Some(w) = watch {
+                w.end(result.as_ref().map(|(r, _)| r));
+            }
             let (retryable, wait, why) = match &result {
                 Ok((r, url)) if r.status().is_success() => {
                     self.tally.poll_after = retry::poll_after(r.headers(), SystemTime::now());

@@ -1,6 +1,7 @@
 //! Per-call overrides for a derived handle (`gw_client_derive`, `Client::derive`).
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::Deserialize;
 
@@ -8,7 +9,7 @@ use crate::error::Error;
 
 /// What a handle derived for one call may change; everything else is the base's.
 /// Unknown keys are refused, as for client options.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CallOptions {
     pub total_timeout_ms: Option<u64>,
@@ -21,6 +22,34 @@ pub struct CallOptions {
     /// Sent as `Idempotency-Key` on every attempt of a POST on this handle.
     pub idempotency_key: Option<String>,
     pub validate: Option<bool>,
+    /// This call's key instead of the client's (a multi-tenant service); checked like
+    /// the client option, never printed, sent only to this call's origin.
+    pub api_key: Option<String>,
+    /// This call's gateway address instead of the client's, checked like the client
+    /// option (plain http only to loopback unless the client allows it). The same
+    /// origin reuses the client's pooled connections; another one gets its own.
+    pub base_url: Option<String>,
+}
+
+// Written by hand so that a per-call key never reaches a Debug print.
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("total_timeout_ms", &self.total_timeout_ms)
+            .field("read_timeout_ms", &self.read_timeout_ms)
+            .field("connect_timeout_ms", &self.connect_timeout_ms)
+            .field("first_byte_timeout_ms", &self.first_byte_timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .field(
+                "headers",
+                &self.headers.as_ref().map(|h| h.keys().collect::<Vec<_>>()),
+            )
+            .field("idempotency_key", &self.idempotency_key)
+            .field("validate", &self.validate)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("base_url", &self.base_url)
+            .finish()
+    }
 }
 
 impl CallOptions {

@@ -10,6 +10,7 @@ pub(crate) mod call_options;
 pub(crate) mod event_stream;
 pub(crate) mod idempotency;
 pub(crate) mod meta;
+pub(crate) mod observe;
 pub(crate) mod options;
 pub(crate) mod plain;
 pub(crate) mod redirect;
@@ -29,6 +30,7 @@ use ureq::Agent;
 use crate::client::call::Tally;
 use crate::client::call_options::CallOptions;
 use crate::client::meta::ResponseMeta;
+use crate::client::observe::Observer;
 use crate::client::options::{BaseUrl, Options};
 use crate::error::Error;
 use crate::log::{self, Level};
@@ -57,6 +59,8 @@ pub struct ClientInner {
     idempotency_key: Option<HeaderValue>,
     cancel: Arc<CancelToken>,
     last_response: Mutex<Option<ResponseMeta>>,
+    /// Told of each attempt's start and end (`observed`); derived handles keep it.
+    observer: Option<Observer>,
 }
 
 impl Deref for Client {
@@ -94,14 +98,7 @@ impl Client {
             .ok_or_else(|| {
                 Error::invalid_param("api_key", "api_key is not set: pass it or set GW_API_KEY")
             })?;
-        if HeaderValue::from_str(&format!("Bearer {api_key}")).is_err() || api_key.trim() != api_key
-        {
-            // Say what is wrong without saying what the key is.
-            return Err(Error::invalid_param(
-                "api_key",
-                "api_key holds whitespace or characters not allowed in an HTTP header",
-            ));
-        }
+        check_api_key(&api_key)?;
         let extra_headers = headers::parse_extra(&options)?;
         let route = Route::new(&options)?;
         route.check_usable(&base.origin)?;
@@ -118,6 +115,7 @@ impl Client {
                 idempotency_key: None,
                 cancel: Arc::default(),
                 last_response: Mutex::new(None),
+                observer: None,
             }),
         })
     }
@@ -157,6 +155,26 @@ impl Client {
                 options.headers.insert(k.clone(), v.clone());
             }
         }
+        let base = match &overrides.base_url {
+            None => self.base.clone(),
+            // The client's rules, with the client's allow_insecure_http and proxy: a
+            // call cannot loosen what the client was created with.
+            Some(raw) => {
+                let base = BaseUrl::parse(raw, options.allow_insecure_http)?;
+                self.route.check_usable(&base.origin)?;
+                self.route.check_plain_http(&base.origin)?;
+                options.base_url = Some(base.as_str().to_string());
+                base
+            }
+        };
+        let api_key = match &overrides.api_key {
+            None => self.api_key.clone(),
+            Some(key) => {
+                check_api_key(key)?;
+                options.api_key = Some(key.clone());
+                key.clone()
+            }
+        };
         let extra_headers = headers::parse_extra(&options)?;
         let idempotency_key = match &overrides.idempotency_key {
             None => self.idempotency_key.clone(),
@@ -175,16 +193,28 @@ impl Client {
         Ok(Client {
             inner: Arc::new(ClientInner {
                 options,
-                base: self.base.clone(),
-                api_key: self.api_key.clone(),
+                base,
+                api_key,
+                // One pool for every handle: ureq keys pooled connections by origin (and
+                // proxy), so another base_url's calls get connections of their own.
                 agent: self.agent.clone(),
                 route: self.route.clone(),
                 extra_headers,
                 idempotency_key,
                 cancel: Arc::default(),
                 last_response: Mutex::new(None),
+                observer: self.observer.clone(),
             }),
         })
+    }
+
+    /// `derive`, with `observer` told of every attempt made on the new handle.
+    pub fn observed(&self, overrides: &CallOptions, observer: Observer) -> Result<Client, Error> {
+        let mut client = self.derive(overrides)?;
+        Arc::get_mut(&mut client.inner)
+            .expect("a handle just derived is not shared")
+            .observer = Some(observer);
+        Ok(client)
     }
 
     /// Cancels every call in flight on this handle (they return
@@ -271,6 +301,21 @@ impl Client {
     fn redact(&self, e: Error) -> Error {
         e.redact(&self.api_key)
     }
+}
+
+/// A key gw can send: non-empty, no surrounding whitespace, header-safe. The error
+/// says what is wrong without saying what the key is.
+fn check_api_key(api_key: &str) -> Result<(), Error> {
+    if api_key.is_empty() {
+        return Err(Error::invalid_param("api_key", "api_key is empty"));
+    }
+    if HeaderValue::from_str(&format!("Bearer {api_key}")).is_err() || api_key.trim() != api_key {
+        return Err(Error::invalid_param(
+            "api_key",
+            "api_key holds whitespace or characters not allowed in an HTTP header",
+        ));
+    }
+    Ok(())
 }
 
 fn build_agent(options: &Options, route: &Route) -> Result<Agent, Error> {

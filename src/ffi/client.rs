@@ -146,7 +146,7 @@ pub unsafe extern "C" fn gw_client_create(
 
 /// The out-parameter forms' shared path: `*client` NULL unless `make` succeeds,
 /// the error JSON in `*err_json` otherwise.
-unsafe fn hand_out_into(
+pub(super) unsafe fn hand_out_into(
     client: *mut *mut gw_client,
     err_json: *mut *mut c_char,
     make: impl FnOnce() -> Result<Client, Error>,
@@ -166,9 +166,16 @@ unsafe fn hand_out_into(
 ///
 /// `{"total_timeout_ms", "first_byte_timeout_ms", "read_timeout_ms",
 ///   "connect_timeout_ms", "max_retries", "headers": {...} (merged over the base's),
-///   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate"}`
+///   "idempotency_key" (sent as Idempotency-Key on POSTs), "validate",
+///   "api_key" (this handle's key instead of the base's), "base_url" (this
+///   handle's gateway address instead of the base's)}`
 ///
-/// Unknown keys are refused. The new handle has its own cancel state
+/// `api_key` and `base_url` are checked as the client options are (plain
+/// http:// only to loopback unless the base allows it, through the base's
+/// proxy rules); the key is never printed and, as the base's, goes only to the
+/// handle's own origin (a redirect elsewhere is followed without it). The same
+/// origin reuses the base's pooled connections; another origin gets its own in
+/// the same pool. Unknown keys are refused. The new handle has its own cancel state
 /// (`gw_client_cancel`) and last response (`gw_client_last_response`); it is
 /// cheap (no new pool, no thread) and is freed with `gw_client_free`, before or
 /// after `base`. Derive one per call to cancel it or read its metadata.

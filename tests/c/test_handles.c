@@ -63,9 +63,9 @@ static void derived_handles_override_per_call(void)
     gw_client_free(d);
 
     /* Bad overrides are named, through both forms. */
-    d = gw_client_derive(base, "{\"api_key\": \"sk-other\"}");
+    d = gw_client_derive(base, "{\"proxy\": \"http://127.0.0.1:1\"}");
     CHECK(d == NULL);
-    CHECK_STR_CONTAINS(gw_last_error(), "api_key");
+    CHECK_STR_CONTAINS(gw_last_error(), "proxy");
     CHECK_STATUS(gw_client_create_derived(base, "{\"max_retries\": -1}", &d, &err), GW_INVALID_ARGUMENT);
     CHECK(d == NULL);
     CHECK_STR_CONTAINS(err, "max_retries");
@@ -80,6 +80,125 @@ static void derived_handles_override_per_call(void)
     gw_client_free(base);
     CHECK_STILL_WORKS(d);
     gw_client_free(d);
+}
+
+/* Per-call api_key and base_url: a tenant's key on the client's pool, another address,
+ * checked like the client options, the key never in an error. */
+static void derived_api_key_and_base_url(void)
+{
+    gw_client *base = test_client("\"max_retries\": 0");
+    mock_reset();
+    gw_client *d = gw_client_derive(base, "{\"api_key\": \"sk-tenant-c\"}");
+    CHECK(d != NULL);
+    char *out = NULL;
+    CHECK_STATUS(gw_chat(d, CHAT_HI, &out), GW_UNAUTHORIZED); /* the mock knows only TEST_KEY */
+    CHECK_STR_LACKS(out, "sk-tenant-c");
+    gw_free(out);
+    gw_client_free(d);
+    CHECK_STATUS(gw_chat(base, CHAT_HI, NULL), GW_OK);
+    char *requests = mock_requests();
+    CHECK_STR_CONTAINS(requests, "\"authorization\",\"Bearer sk-tenant-c\"");
+    CHECK_STR_CONTAINS(requests, "\"authorization\",\"Bearer " TEST_KEY "\"");
+    gw_free(requests);
+
+    char options[512];
+    snprintf(options, sizeof options, "{\"base_url\": \"%s/v1/\", \"api_key\": \"" TEST_KEY "\"}",
+             test_base_url());
+    d = NULL;
+    char *err = NULL;
+    CHECK_STATUS(gw_client_create_derived(base, options, &d, &err), GW_OK);
+    CHECK_STILL_WORKS(d);
+    gw_client_free(d);
+
+    CHECK_STATUS(gw_client_create_derived(base, "{\"base_url\": \"http://gateway.example.com\"}", &d, &err),
+                 GW_INVALID_ARGUMENT);
+    CHECK(d == NULL);
+    CHECK_STR_CONTAINS(err, "allow_insecure_http");
+    gw_free(err);
+    CHECK_STATUS(gw_client_create_derived(base, "{\"api_key\": \"sk-hidden-2 \"}", &d, &err),
+                 GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err, "api_key");
+    CHECK_STR_LACKS(err, "sk-hidden-2");
+    gw_free(err);
+    gw_client_free(base);
+}
+
+/* gw_client_create_observed: the callback sees each attempt start and end, in order. */
+struct attempt_capture {
+    int starts, ends, open, out_of_order;
+    int first_end_status, last_status;
+    unsigned last_attempt;
+    char path[128], request_id[64], method[8];
+    unsigned long long request_bytes;
+    long long response_bytes;
+};
+
+static void capture_attempt(const gw_attempt *a, void *user_data)
+{
+    struct attempt_capture *cap = user_data;
+    if (a->struct_size < sizeof(gw_attempt)) cap->out_of_order++;
+    if (a->phase == GW_ATTEMPT_START) {
+        if (cap->open || a->status != 0) cap->out_of_order++;
+        cap->open = 1;
+        cap->starts++;
+        snprintf(cap->path, sizeof cap->path, "%s", a->path);
+        snprintf(cap->method, sizeof cap->method, "%s", a->method);
+        return;
+    }
+    if (!cap->open) cap->out_of_order++;
+    cap->open = 0;
+    if (cap->ends++ == 0) cap->first_end_status = a->status;
+    cap->last_status = a->status;
+    cap->last_attempt = a->attempt;
+    cap->request_bytes = a->request_bytes;
+    cap->response_bytes = a->response_bytes;
+    snprintf(cap->request_id, sizeof cap->request_id, "%s", a->request_id ? a->request_id : "");
+}
+
+static void observed_handles_report_each_attempt(void)
+{
+    gw_client *base = test_client("\"max_retries\": 2");
+    mock_reset();
+    struct attempt_capture cap;
+    memset(&cap, 0, sizeof cap);
+    gw_client *d = NULL;
+    char *err = NULL;
+    CHECK_STATUS(gw_client_create_observed(base, "{\"headers\": {\"X-Call\": \"o\"}}", capture_attempt, &cap,
+                                           &d, &err), GW_OK);
+    mock_fault("{\"action\": \"status\", \"status\": 503}");
+    CHECK_STATUS(gw_chat(d, CHAT_HI, NULL), GW_OK);
+    CHECK_EQ_INT(cap.starts, 2);
+    CHECK_EQ_INT(cap.ends, 2);
+    CHECK_EQ_INT(cap.out_of_order, 0);
+    CHECK_EQ_INT(cap.first_end_status, 503);
+    CHECK_EQ_INT(cap.last_status, 200);
+    CHECK_EQ_INT((int)cap.last_attempt, 2);
+    CHECK_STR_CONTAINS(cap.method, "POST");
+    CHECK_STR_CONTAINS(cap.path, "/v1/chat/completions");
+    CHECK_STR_CONTAINS(cap.request_id, "req_mock_");
+    CHECK(cap.request_bytes >= strlen(CHAT_HI));
+    CHECK(cap.response_bytes > 0);
+
+    /* A failure without an answer ends with a negative code. */
+    mock_fault("{\"action\": \"delay\", \"ms\": 600}");
+    gw_client *quick = NULL;
+    CHECK_STATUS(gw_client_create_observed(base, "{\"total_timeout_ms\": 150, \"max_retries\": 0}",
+                                           capture_attempt, &cap, &quick, NULL), GW_OK);
+    CHECK_STATUS(gw_chat(quick, CHAT_HI, NULL), GW_TIMEOUT);
+    CHECK_EQ_INT(cap.ends, 3);
+    CHECK_EQ_INT(cap.last_status, GW_TIMEOUT);
+    gw_client_free(quick);
+
+    /* The base is not observed. */
+    CHECK_STATUS(gw_chat(base, CHAT_HI, NULL), GW_OK);
+    CHECK_EQ_INT(cap.starts, 3);
+
+    CHECK_STATUS(gw_client_create_observed(base, NULL, NULL, NULL, &quick, &err), GW_INVALID_ARGUMENT);
+    CHECK(quick == NULL);
+    CHECK_STR_CONTAINS(err, "cb");
+    gw_free(err);
+    gw_client_free(d);
+    gw_client_free(base);
 }
 
 static void last_response_per_handle(void)
@@ -154,6 +273,8 @@ void run_handles_tests(void)
 {
     RUN(create_reports_through_out_parameters);
     RUN(derived_handles_override_per_call);
+    RUN(derived_api_key_and_base_url);
+    RUN(observed_handles_report_each_attempt);
     RUN(last_response_per_handle);
     RUN(logger_sees_retries_never_the_key);
 }

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -72,6 +74,13 @@ func cpuNow() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// contextSwitches is the process's voluntary and involuntary context switches so far.
+func contextSwitches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
 }
 
 func mallocs() uint64 {
@@ -233,27 +242,38 @@ func BenchmarkChat(b *testing.B) {
 	}
 }
 
-// BenchmarkChatParallel: the same call from GOMAXPROCS*4 goroutines on one client.
-func BenchmarkChatParallel(b *testing.B) {
-	for _, c := range clients(b) {
-		b.Run(c.name, func(b *testing.B) {
-			resetMock(b)
-			b.ReportAllocs()
-			b.SetParallelism(4)
-			cpu := cpuNow()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				ctx := context.Background()
-				for pb.Next() {
-					if _, err := c.chat(ctx); err != nil {
-						b.Error(err)
-						return
-					}
+// BenchmarkChatConcurrent: the same call from 1, 8 and 64 goroutines on one client
+// (b.N calls in all); CPU time and context switches (voluntary and involuntary, every
+// thread) per call.
+func BenchmarkChatConcurrent(b *testing.B) {
+	for _, goroutines := range []int{1, 8, 64} {
+		for _, c := range clients(b) {
+			b.Run(fmt.Sprintf("goroutines=%d/%s", goroutines, c.name), func(b *testing.B) {
+				resetMock(b)
+				b.ReportAllocs()
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				cpu, switches := cpuNow(), contextSwitches()
+				b.ResetTimer()
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						ctx := context.Background()
+						for next.Add(1) <= int64(b.N) {
+							if _, err := c.chat(ctx); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
 				}
+				wg.Wait()
+				b.StopTimer()
+				b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(contextSwitches()-switches)/float64(b.N), "ctxsw/op")
 			})
-			b.StopTimer()
-			b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
-		})
+		}
 	}
 }
 
