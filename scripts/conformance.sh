@@ -25,11 +25,21 @@ run_rust() {
     cargo test -q --test conformance -- --nocapture
 }
 
+# Under valgrind, as the C suite runs: a leak or a memory error fails the language.
 run_c() {
     cc -std=c11 -Wall -Wextra -Werror -O1 -g -Iinclude conformance/runners/c/*.c \
         -o "$out/runner-c" -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release" \
-        -lcjson -lpthread &&
-        "$out/runner-c" conformance "$out/c.tsv"
+        -lcjson -lpthread || return
+    local status=0
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+        --show-leak-kinds=definite,indirect,possible --error-exitcode=9 \
+        --suppressions=tests/c/valgrind.supp \
+        "$out/runner-c" conformance "$out/c.tsv" || status=$?
+    if [ "$status" -eq 9 ]; then
+        echo "conformance c: valgrind found a leak or a memory error (above)"
+        rm -f "$out/c.tsv"   # every case then counts as failed
+    fi
+    return "$status"
 }
 
 run_cpp() {
