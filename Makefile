@@ -19,11 +19,11 @@ export CARGO_NET_OFFLINE := true
 endif
 
 TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp \
-               test-kotlin test-swift
+               test-kotlin test-swift test-conformance
 SUITE := scripts/run-suite.sh
 
 .PHONY: all build tools demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
-        fuzz install vendor clean
+        conformance fuzz install vendor clean
 
 all: build
 
@@ -112,6 +112,14 @@ test-swift: tools build
 # The Swift layer beside the C ABI on gw-mock (prints figures; not in `make test`).
 bench-swift: build
 	scripts/bench-swift.sh
+
+# conformance/: the corpus through every binding's runner this machine can run; one line per
+# language, then a table of the failures (scripts/conformance.sh).
+conformance: tools build
+	scripts/conformance.sh
+
+test-conformance: tools build
+	$(SUITE) $@ scripts/conformance.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

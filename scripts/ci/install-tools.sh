@@ -21,6 +21,8 @@ for pair in valgrind:valgrind pkg-config:pkg-config make:make cc:gcc git:git pyt
     xz:xz-utils; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
+# cJSON: the C conformance runner reads the corpus with it.
+[ -f /usr/include/cjson/cJSON.h ] || missing+=(libcjson-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"

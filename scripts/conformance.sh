@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `make conformance`: the corpus in conformance/ run by every binding's runner this machine
+# can run, each through its own public API against one gw-mock. Each runner writes
+# build/conformance/<language>.tsv (case, pass|fail|skip, why); this prints one line per
+# language, `conformance <language>: P passed, F failed, S skipped`, then a table of the
+# cases that failed anywhere. A language whose toolchain is absent says so and counts every
+# case as skipped; a runner that breaks counts every case as failed. Expects `make build`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/mock.sh
+
+out=build/conformance
+rm -rf "$out"
+mkdir -p "$out"
+repo="$PWD"
+start_mock
+export GW_TEST_BASE_URL="$MOCK_URL" GW_MOCK_URL="$MOCK_URL"
+export GW_MOCK_BIN="$repo/target/release/gw-mock"
+export GW_CONFORMANCE_DIR="$repo/conformance" GW_CONFORMANCE_OUT="$repo/$out"
+
+# absent[LANGUAGE]: why that language's runner cannot run here.
+declare -A absent=()
+
+run_rust() {
+    cargo test -q --test conformance -- --nocapture
+}
+
+run_c() {
+    cc -std=c11 -Wall -Wextra -Werror -O1 -g -Iinclude conformance/runners/c/*.c \
+        -o "$out/runner-c" -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release" \
+        -lcjson -lpthread &&
+        "$out/runner-c" conformance "$out/c.tsv"
+}
+
+run_cpp() {
+    "${CXX:-g++}" -std=c++17 -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined \
+        -Iinclude -Ibindings/cpp/include -pthread conformance/runners/cpp/runner.cpp \
+        -o "$out/runner-cpp" -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release" &&
+        "$out/runner-cpp" conformance "$out/cpp.tsv"
+}
+
+for language in rust c cpp; do
+    echo "== conformance $language"
+    "run_$language" >"$out/$language.log" 2>&1
+    echo "exit $?" >>"$out/$language.log"
+    grep -E '^conformance [a-z]+ FAIL ' "$out/$language.log" | head -n 40
+done
+absent[go]="no runner yet (issue 29: the Go runner comes next)"
+absent[kotlin]="no runner yet (issue 29: after the Java API of issue 28)"
+absent[java]="no runner yet (issue 29: after the Java API of issue 28)"
+absent[swift]="no Swift toolchain on this machine; the corpus needs nothing Swift lacks (Foundation's JSONSerialization reads it)"
+
+stop_mock
+python3 - "$out" "${!absent[@]}" <<'PY'
+import json, os, sys
+out, absent = sys.argv[1], set(sys.argv[2:])
+cases = []
+for root, _, files in os.walk("conformance/cases"):
+    for f in files:
+        if f.endswith(".json"):
+            cases.append(os.path.relpath(os.path.join(root, f), "conformance/cases")[:-5])
+cases.sort()
+languages = ["rust", "c", "cpp", "go", "kotlin", "java", "swift"]
+results, failed_any = {}, False
+for lang in languages:
+    path = os.path.join(out, lang + ".tsv")
+    got = {}
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8"):
+            name, word, *_ = line.rstrip("\n").split("\t") + [""]
+            got[name] = word
+    if lang in absent:
+        got = {c: "skip" for c in cases}
+    else:
+        # A case the runner never reported (it crashed, or missed a file) is a failure.
+        got = {c: got.get(c, "fail") for c in cases}
+    results[lang] = got
+    p = sum(w == "pass" for w in got.values())
+    f = sum(w == "fail" for w in got.values())
+    s = sum(w == "skip" for w in got.values())
+    failed_any |= f > 0
+    print(f"conformance {lang}: {p} passed, {f} failed, {s} skipped")
+bad = [c for c in cases if any(results[l][c] == "fail" for l in languages)]
+if bad:
+    width = max(len(c) for c in bad)
+    print("\n" + "case".ljust(width) + "  " + "  ".join(l.ljust(6) for l in languages))
+    for c in bad:
+        print(c.ljust(width) + "  " + "  ".join(results[l][c].ljust(6) for l in languages))
+sys.exit(1 if failed_any else 0)
+PY
+status=$?
+for language in "${!absent[@]}"; do echo "conformance $language skipped: ${absent[$language]}"; done
+exit "$status"
