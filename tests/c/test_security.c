@@ -316,8 +316,49 @@ static void dot_segment_ids_are_refused_before_sending(void)
     gw_client_free(c);
 }
 
+/* Issue 30: options given as an array (serde would map it by field position), a POST to an
+ * operation with a NULL body, and a percent-encoded key parameter are all refused before
+ * anything is sent. */
+static void options_arrays_bodiless_posts_and_encoded_keys_are_refused_before_sending(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char options[256];
+    snprintf(options, sizeof options, "[\"%s\", \"%s\", 1, 2, 3]", test_base_url(), TEST_KEY);
+    gw_client *made = NULL;
+    char *err = NULL;
+    CHECK_STATUS(gw_client_create(options, &made, &err), GW_INVALID_ARGUMENT);
+    CHECK(made == NULL);
+    CHECK_STR_CONTAINS(err, "must be a JSON object");
+    gw_free(err);
+    err = NULL;
+    CHECK_STATUS(gw_client_create_derived(c, "[1, 1, 1, 1, 0, null, null, false]", &made, &err),
+                 GW_INVALID_ARGUMENT);
+    CHECK(made == NULL);
+    gw_free(err);
+    char *out = NULL;
+    CHECK_STATUS(gw_video_wait(c, GW_VIDEO_UNIFIED, "task", "[1]", NULL, NULL, &out),
+                 GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(out, "must be a JSON object");
+    gw_free(out);
+    out = NULL;
+    CHECK_STATUS(gw_request(c, "POST", "/v1/chat/completions", NULL, &out), GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(out, "\"param\":\"body\"");
+    gw_free(out);
+    const char *keyed[] = {"/v1beta/models/m:generateContent?%6bey=x", "/v1/models?%4BEY=x",
+                           "/v1/models?k%65y=x"};
+    for (int i = 0; i < 3; i++) {
+        out = NULL;
+        CHECK_STATUS(gw_request(c, "GET", keyed[i], NULL, &out), GW_INVALID_ARGUMENT);
+        gw_free(out);
+    }
+    CHECK_EQ_INT(mock_request_count(), 0);
+    gw_client_free(c);
+}
+
 void run_security_tests(void)
 {
+    RUN(options_arrays_bodiless_posts_and_encoded_keys_are_refused_before_sending);
     RUN(dot_segment_ids_are_refused_before_sending);
     RUN(forked_child_never_shares_its_parents_connection);
     RUN(forked_child_cancelling_leaves_the_parents_stream_alone);
