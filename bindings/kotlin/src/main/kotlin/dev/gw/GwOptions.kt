@@ -179,4 +179,4 @@ class CallOptions(
 internal fun java.time.Duration.toKotlin(): Duration = toMillis().milliseconds
 
 private fun headersJson(headers: Map<String, String>): JsonObject =
-    JsonObject(headers.mapValues { (_, v) -> JsonPrimitive(v) as JsonElement })
+    JsonObject(headers.mapValues<String, String, JsonElement> { (_, v) -> JsonPrimitive(v) })
