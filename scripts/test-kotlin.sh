@@ -3,7 +3,8 @@
 # target/release/libgw.so and the gw-mock binary, which the tests start (and stop) themselves.
 # Then, against one gw-mock: the README's Java snippet compiled by plain javac and run
 # (scripts/java-quickstart.sh), and apps on Kotlin 1.9 and 2.0 (bindings/kotlin/consumers)
-# compiled against the installed jar and run. Expects `make build`.
+# compiled against the installed jar and run; the Android packaging checks that need no NDK
+# (scripts/test-android-package.sh). Expects `make build`.
 # GW_MAVEN_OFFLINE=1 adds -o (works once ~/.m2 holds the dependencies: any earlier run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,3 +56,6 @@ for consumer in kotlin-1.9 kotlin-2.0; do
     mvn -B -q "${offline[@]}" -f "bindings/kotlin/consumers/$consumer/pom.xml" compile exec:java \
         -Djna.library.path="$lib" </dev/null
 done
+
+echo "test-kotlin: Android packaging (no NDK: structure only)"
+scripts/test-android-package.sh
