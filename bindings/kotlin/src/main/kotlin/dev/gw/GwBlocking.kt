@@ -2,7 +2,7 @@ package dev.gw
 
 // One method per Kotlin operation (TextApi.kt, ImageApi.kt, VideoApi.kt, VendorApi.kt), in
 // GwBlocking.kt and GwAsync.kt alike: an operation added there is added here too
-// (JavaApiTest checks that every suspend operation has its two mirrors).
+// (JavaApiMirrorTest fails when a Kotlin operation lacks either mirror).
 
 import com.sun.jna.Pointer
 import dev.gw.internal.GwNative
