@@ -14,6 +14,7 @@ source scripts/dist/lib.sh
 
 module="$(sed -n 's/^module //p' bindings/go/go.mod)"
 version="v$(gw_version)"
+sdk="$GW_DIST_WORK/sdk-linux-x86_64/gw-$(gw_version)-linux-x86_64"
 app="$GW_DIST_WORK/go-app"
 mkdir -p "$app"
 cp bindings/go/testdata/outside/main.go "$app/"
@@ -41,14 +42,14 @@ GOMODCACHE="$GW_DIST_WORK/go-modcache-empty" GOPROXY=off GOFLAGS=-mod=vendor go 
 
 echo "test-dist[go]: CGO_ENABLED=0 and an unsupported platform fail at compile time, saying why"
 if CGO_ENABLED=0 go build -o /dev/null . >"$GW_DIST_WORK/nocgo.log" 2>&1; then fail "CGO_ENABLED=0 built"; fi
-grep -q 'gw_requires_cgo__build_with_CGO_ENABLED_1' "$GW_DIST_WORK/nocgo.log" ||
+sed -n 2p "$GW_DIST_WORK/nocgo.log" | grep -q 'undefined: gw_requires_cgo__build_with_CGO_ENABLED_1' ||
     { cat "$GW_DIST_WORK/nocgo.log"; fail "CGO_ENABLED=0: not the expected message"; }
 # zig cc (install-dist.sh's virtualenv) is a C compiler for linux/386 with its own libc headers.
 zig="$("$("$repo/scripts/ci/install-dist.sh" --venv-bin)/python" -c 'import ziglang, os; print(os.path.dirname(ziglang.__file__))')/zig"
 if GOARCH=386 CGO_ENABLED=1 CC="$zig cc -target x86-linux-gnu" go build -o /dev/null . >"$GW_DIST_WORK/386.log" 2>&1; then
     fail "GOARCH=386 built"
 fi
-grep -q 'gw_has_no_prebuilt_library_for_this_GOOS_GOARCH' "$GW_DIST_WORK/386.log" ||
+sed -n 2p "$GW_DIST_WORK/386.log" | grep -q 'undefined: gw_has_no_prebuilt_library_for_this_GOOS_GOARCH' ||
     { cat "$GW_DIST_WORK/386.log"; fail "GOARCH=386: not the expected message"; }
 head -n 3 "$GW_DIST_WORK/nocgo.log" "$GW_DIST_WORK/386.log"
 
@@ -62,7 +63,6 @@ if aarch64-linux-gnu-readelf -d app-arm64 | grep -q 'NEEDED.*libgw'; then fail "
 # archive itself is run through the SDK's C programs.
 
 echo "test-dist[go]: -tags gw_pkgconfig against the x86_64 SDK"
-sdk="$GW_DIST_WORK/sdk-linux-x86_64/gw-$(gw_version)-linux-x86_64"
 [ -d "$sdk" ] || fail "$sdk is missing (test-sdk.sh unpacks it)"
 PKG_CONFIG_PATH="$sdk/lib/pkgconfig" go build -tags gw_pkgconfig -o app-shared .
 LD_LIBRARY_PATH="$sdk/lib" ldd app-shared | grep -q "$sdk/lib/libgw.so" || fail "app-shared does not use the SDK's libgw.so"

@@ -3,6 +3,6 @@
 package gw
 
 // The binding calls gw's C library through cgo, so it cannot build with CGO_ENABLED=0. The
-// undefined name below is the compile error's message (this file's name sorts first, so the
-// compiler reports it first).
-var _ = gw_requires_cgo__build_with_CGO_ENABLED_1_and_a_C_compiler__see_README
+// undefined type below is the compile error's message; it is reported first, as type
+// declarations are checked first, in file order, and this file's name sorts first.
+type cgoRequired gw_requires_cgo__build_with_CGO_ENABLED_1_and_a_C_compiler__see_README

@@ -4,7 +4,7 @@ package gw
 
 // The module carries gw's static library for linux/amd64 and linux/arm64 only. Elsewhere:
 // install gw (a C/C++ SDK archive, or `make install` from source) and build with
-// -tags gw_pkgconfig. The undefined name below is the compile error's message; the header is
+// -tags gw_pkgconfig. The undefined type below is the compile error's message; the header is
 // given so that cgo gets as far as the Go compiler, which reports it.
 
 /*
@@ -14,4 +14,4 @@ import "C"
 
 import _ "github.com/gw-dev/gw/bindings/go/internal/native/include"
 
-var _ = gw_has_no_prebuilt_library_for_this_GOOS_GOARCH__install_gw_and_build_with_tags_gw_pkgconfig__see_README
+type noPrebuiltLibrary gw_has_no_prebuilt_library_for_this_GOOS_GOARCH__install_gw_and_build_with_tags_gw_pkgconfig__see_README
