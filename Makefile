@@ -19,10 +19,10 @@ export CARGO_NET_OFFLINE := true
 endif
 
 TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp \
-               test-kotlin test-swift test-conformance
+               test-kotlin test-swift test-conformance test-dist
 SUITE := scripts/run-suite.sh
 
-.PHONY: all build tools demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
+.PHONY: all build tools dist demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
         conformance fuzz install vendor clean
 
 all: build
@@ -31,6 +31,13 @@ all: build
 build:
 	$(CARGO) build --release --workspace
 	scripts/localize-static.sh
+
+# target/dist/: what a release publishes (Go module as a GOPROXY folder, Maven repository
+# folder, C/C++ SDK archives) for linux x86_64 and aarch64, with the size-minded `dist` cargo
+# profile; installs its tools first (scripts/ci/install-dist.sh). README "Install".
+dist:
+	scripts/ci/install-dist.sh
+	scripts/dist.sh
 
 demo: tools
 	scripts/demo.sh
@@ -120,6 +127,11 @@ conformance: tools build
 
 test-conformance: tools build
 	$(SUITE) $@ scripts/conformance.sh
+
+# make dist, then each artifact installed as a user would (Go, Kotlin/Java, C/C++; aarch64
+# under qemu) with no cargo or rustc on PATH, against gw-mock.
+test-dist: tools build
+	$(SUITE) $@ scripts/test-dist.sh
 
 # No build prerequisite: `make && sudo make install` must not run cargo as root.
 install:

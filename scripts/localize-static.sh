@@ -14,10 +14,15 @@
 #
 # Idempotent: an archive already clean is left alone. Cargo puts its own archive back when it
 # rebuilds (or re-links target/release/libgw.a), so `make build` runs this after every cargo.
+#
+# GW_BINUTILS_PREFIX=aarch64-linux-gnu- uses that target's nm/ld/objcopy/ar (make dist localizes
+# the archives it cross-builds). GW_LOCALIZE_GC_SECTIONS=1 also drops every section no gw_*
+# function reaches (ld --gc-sections rooted at the gw_* symbols): make dist's smaller archives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 lib="${1:-target/release/libgw.a}"
+bu="${GW_BINUTILS_PREFIX:-}"
 [ -f "$lib" ] || { echo "localize-static: $lib is missing; run cargo build --release first" >&2; exit 1; }
 
 # Beside the archive, so the final mv is a rename on one file system.
@@ -26,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Defined global symbols: nm prints "value type name" for them (archive member headers and
 # blank lines have fewer fields; members without any make nm say so on stderr).
-if ! nm -g --defined-only "$lib" >"$work/nm.out" 2>"$work/nm.err"; then
+if ! "${bu}nm" -g --defined-only "$lib" >"$work/nm.out" 2>"$work/nm.err"; then
     echo "localize-static: nm failed on $lib:" >&2
     grep -v 'no symbols$' "$work/nm.err" >&2 || true
     exit 1
@@ -39,10 +44,15 @@ if ! grep -qv '^gw_' "$work/globals"; then
     exit 0
 fi
 
-ld -r --force-group-allocation --whole-archive "$lib" -o "$work/gw-all.o"
-objcopy --remove-section=.llvmbc --remove-section=.llvmcmd --remove-section=.llvm_addrsig \
+gc=()
+if [ "${GW_LOCALIZE_GC_SECTIONS:-0}" = 1 ]; then
+    gc=(--gc-sections)
+    while read -r sym; do gc+=(-u "$sym"); done <"$work/keep"
+fi
+"${bu}ld" -r "${gc[@]}" --force-group-allocation --whole-archive "$lib" -o "$work/gw-all.o"
+"${bu}objcopy" --remove-section=.llvmbc --remove-section=.llvmcmd --remove-section=.llvm_addrsig \
     --keep-global-symbols="$work/keep" "$work/gw-all.o" "$work/gw.o"
-ar rcs "$work/libgw.a" "$work/gw.o"
+"${bu}ar" rcs "$work/libgw.a" "$work/gw.o"
 
 # Replaces the file (not its content): cargo's hard link in target/release/deps keeps the
 # original.

@@ -38,7 +38,8 @@ echo "test-go: a program outside the repository"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp testdata/outside/main.go "$work/"
-printf 'module outside\n\ngo 1.23\n\nrequire gw v0.0.0\n\nreplace gw => %s/bindings/go\n' "$repo" >"$work/go.mod"
+module="$(sed -n 's/^module //p' go.mod)"
+printf 'module outside\n\ngo 1.23\n\nrequire %s v0.0.0\n\nreplace %s => %s/bindings/go\n' "$module" "$module" "$repo" >"$work/go.mod"
 cd "$work"
 go build -o app-static .
 if ldd app-static | grep -q libgw; then

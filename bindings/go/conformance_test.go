@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 func TestConformance(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strconv"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 // attemptMetrics is an Observer built on the standard library only: a log line per

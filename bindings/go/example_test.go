@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 func ExampleClient_Chat() {

@@ -1,3 +1,3 @@
-module gw
+module github.com/gw-dev/gw/bindings/go
 
 go 1.23

@@ -29,7 +29,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	goopenai "github.com/sashabaranov/go-openai"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 var mockURL string

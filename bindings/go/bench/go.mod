@@ -1,11 +1,11 @@
-module gw/bench
+module github.com/gw-dev/gw/bindings/go/bench
 
 go 1.26.0
 
 require (
+	github.com/gw-dev/gw/bindings/go v0.0.0
 	github.com/openai/openai-go/v3 v3.95.0
 	github.com/sashabaranov/go-openai v1.43.0
-	gw v0.0.0
 )
 
 require (
@@ -18,6 +18,6 @@ require (
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
 )
 
-replace gw => ../
+replace github.com/gw-dev/gw/bindings/go => ../
 
 tool golang.org/x/perf/cmd/benchstat

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 func main() {

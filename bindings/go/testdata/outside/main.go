@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"gw"
+	"github.com/gw-dev/gw/bindings/go"
 )
 
 func main() {

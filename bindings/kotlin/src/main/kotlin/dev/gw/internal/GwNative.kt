@@ -3,6 +3,7 @@ package dev.gw.internal
 import com.sun.jna.Callback
 import com.sun.jna.Native
 import com.sun.jna.NativeLibrary
+import com.sun.jna.Platform
 import com.sun.jna.Pointer
 
 /**
@@ -13,14 +14,24 @@ import com.sun.jna.Pointer
  * (see [cString]; a null array is a NULL pointer), so no platform charset is ever involved;
  * out-parameters (`char **`, `gw_client **`, ...) are [Pointer]s to pointer-sized slots.
  *
- * The library is found as `gw.library` (a path) when that system property is set, else as
- * "gw" on `jna.library.path` / the platform's usual places (jniLibs on Android).
+ * Which libgw is loaded, first found wins:
+ *  1. `gw.library` (a path), when that system property is set;
+ *  2. the copy bundled in this jar (`linux-x86-64/libgw.so`, ... : JNA's resource prefixes, as
+ *     the release jar carries them), loaded by its own path (extracted from the jar when needed),
+ *     so a stale system copy (an old `make install` in /usr/local/lib, LD_LIBRARY_PATH) never
+ *     wins: JNA's own search for "gw" tries those before the classpath;
+ *  3. "gw" on `jna.library.path` / the platform's usual places (jniLibs on Android).
+ * Then the library's gw_version() must be the version this binding was built with.
  */
 internal object GwNative {
     init {
         val explicit = System.getProperty("gw.library")
         val lib = try {
-            NativeLibrary.getInstance(if (explicit.isNullOrEmpty()) "gw" else explicit)
+            if (!explicit.isNullOrEmpty()) {
+                NativeLibrary.getInstance(explicit)
+            } else {
+                bundledLibrary() ?: NativeLibrary.getInstance("gw")
+            }
         } catch (e: UnsatisfiedLinkError) {
             // JNA's own message lists every place it tried; say first what the user can do.
             throw UnsatisfiedLinkError(
@@ -29,7 +40,39 @@ internal object GwNative {
                     "JNA said: ${e.message}",
             )
         }
+        // Before binding: another version of libgw then fails with this message, not with a
+        // missing function.
+        checkVersion(lib)
         Native.register(GwNative::class.java, lib)
+    }
+
+    /** The libgw this jar carries for this platform, or null when it carries none. */
+    private fun bundledLibrary(): NativeLibrary? {
+        val resource = "/" + Platform.RESOURCE_PREFIX + "/" + System.mapLibraryName("gw")
+        if (GwNative::class.java.getResource(resource) == null) return null
+        // A file: URL is used in place; one inside a jar is extracted to a temporary file.
+        val file = Native.extractFromResourcePath(resource, GwNative::class.java.classLoader)
+        return NativeLibrary.getInstance(file.absolutePath)
+    }
+
+    /**
+     * The version this binding was built with (gw-kotlin.properties, filled in by Maven), or null
+     * where the build did not fill it in.
+     */
+    private fun bindingVersion(): String? =
+        GwNative::class.java.getResourceAsStream("/dev/gw/gw-kotlin.properties")?.use { stream ->
+            java.util.Properties().apply { load(stream) }.getProperty("version")?.takeUnless { it.startsWith("\${") }
+        }
+
+    private fun checkVersion(lib: NativeLibrary) {
+        val expected = bindingVersion() ?: return
+        val actual = lib.getFunction("gw_version").invokeString(emptyArray(), false)
+        if (actual != expected) {
+            throw UnsatisfiedLinkError(
+                "gw: the native library ${lib.file ?: lib.name} is gw $actual, but this binding (gw-kotlin) is " +
+                    "$expected: use the libgw of the same release (remove -Dgw.library, or the old copy on the library path)",
+            )
+        }
     }
 
     /** gw_progress_cb: `int (*)(const char *status, const char *task_json, void *user_data)`. */

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The dist suite: `make dist` (scripts/dist.sh), then every artifact installed and used as a user
+# would, from a fresh folder, with no Rust toolchain on PATH (consumer_bin, scripts/dist/lib.sh),
+# against target/release/gw-mock on loopback:
+#   scripts/dist/test-sdk.sh  the C/C++ SDK archives: pkg-config and CMake, shared and static,
+#                             x86_64 and aarch64 (cross-built, run under qemu-aarch64)
+#   scripts/dist/test-go.sh   the Go module through GOPROXY=file://: go get, build, vendor,
+#                             CGO_ENABLED=0 and unsupported-platform messages, linux/arm64
+#   scripts/dist/test-jvm.sh  dev.gw:gw-kotlin from the maven/ folder: a Kotlin and a Java
+#                             project, also with a stale libgw.so on LD_LIBRARY_PATH
+# Installs what it needs (scripts/ci/install-dist.sh). Expects `make build` (gw-mock).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/mock.sh
+source scripts/dist/lib.sh
+
+[ -x target/release/gw-mock ] || { echo "test-dist: target/release/gw-mock is missing; run make build" >&2; exit 1; }
+scripts/ci/install-dist.sh
+PATH="$(scripts/ci/install-go.sh --which):$PATH"
+
+start=$SECONDS
+scripts/dist.sh
+echo "test-dist: make dist took $((SECONDS - start)) s"
+ls -l target/dist/*.tar.gz target/dist/natives/*/* target/dist/goproxy/*/*/*/*/*/@v/*.zip \
+    target/dist/maven/dev/gw/gw-kotlin/*/*.jar
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+consumer_path="$(consumer_bin "$work/bin")"
+for tool in cargo rustc rustup; do
+    if PATH="$consumer_path" command -v "$tool" >/dev/null; then
+        echo "test-dist: $tool is still on the consumers' PATH" >&2
+        exit 1
+    fi
+done
+start_mock
+trap 'rm -rf "$work"; stop_mock' EXIT # start_mock set its own; keep both jobs
+export GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test GW_DIST_WORK="$work"
+
+for part in sdk go jvm; do
+    part_start=$SECONDS
+    echo "test-dist: $part (PATH without cargo/rustc)"
+    PATH="$consumer_path" "scripts/dist/test-$part.sh"
+    echo "test-dist: $part passed in $((SECONDS - part_start)) s"
+done
+echo "test-dist: passed in $((SECONDS - start)) s"
