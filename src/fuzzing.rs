@@ -131,9 +131,19 @@ pub fn event_stream(data: &[u8]) {
     }
 }
 
+/// serde_json's private tokens: with `arbitrary_precision` an object whose key is
+/// `$serde_json::private::Number` is read as a number (a string value) or refused
+/// (any other value). Such a text is plain JSON to gw and to the gateway, and is
+/// sent as written; the differential skips it (found by this target, see
+/// fuzz/regressions/request_body and raw_json's test of it).
+const SERDE_PRIVATE: &str = "$serde_json::private::";
+
 /// The request-body scanner against serde_json: the same verdict and error on
 /// every text, and the C-string scan never accepts what serde_json refuses.
 pub fn request_body(data: &[u8]) {
+    if memchr::memmem::find(data, SERDE_PRIVATE.as_bytes()).is_some() {
+        return;
+    }
     let until_nul = data.split(|b| *b == 0).next().unwrap_or(&[]);
     let mut c_text = until_nul.to_vec();
     c_text.push(0);
@@ -417,6 +427,9 @@ pub fn response(data: &[u8]) {
         ),
         _ => client.call(&ops::VENDOR_R_TASK, &["t1"], None),
     };
+    if let Err(Error::Http { status, .. }) = &result {
+        assert!((100..=599).contains(status), "status {status} handed out");
+    }
     let mut shown = match &result {
         Ok(text) => {
             // An answer is handed out as the gateway sent it (the caller's to read);

@@ -128,7 +128,10 @@ pub struct JsonText<'a> {
 }
 
 impl<'a> JsonText<'a> {
-    /// Parses `text`; the error is serde_json's own for the same text.
+    /// Parses `text`; the error is serde_json's own for the same text. One known
+    /// difference: serde_json (feature `arbitrary_precision`) reads an object whose
+    /// key is its private token `$serde_json::private::Number` as a number, or
+    /// refuses it; gw reads it as the JSON it is, an object, as the gateway will.
     pub fn parse(text: &'a str) -> Result<JsonText<'a>, Unscanned> {
         match JsonText::scan(text) {
             Some(scanned) => Ok(scanned),
@@ -964,6 +967,17 @@ mod tests {
             }
             _ => panic!("{text:?}: ours {ours:?}, serde {serde:?}"),
         }
+    }
+
+    #[test]
+    fn serde_jsons_private_number_token_is_an_ordinary_key_to_gw() {
+        // Found by the request_body fuzz target: valid JSON that serde_json's
+        // arbitrary_precision refuses. gw sends it as written.
+        let text = r#"{ "$serde_json::private::Number":1812}"#;
+        assert!(serde_json::from_str::<Value>(text).is_err());
+        let parsed = JsonText::parse(text).expect("valid JSON");
+        assert!(parsed.root().is_object());
+        assert!(parsed.root().get("$serde_json::private::Number").is_some());
     }
 
     #[test]
