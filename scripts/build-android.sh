@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
-# Builds libgw.so for Android ABIs with cargo-ndk into an app's jniLibs folder:
-#   scripts/build-android.sh [OUT_DIR] [ABI...]
-# OUT_DIR defaults to build/android/jniLibs; ABIs default to arm64-v8a armeabi-v7a x86_64.
+# Builds libgw.so for Android ABIs with cargo-ndk, 16 KB page aligned, and optionally the AAR:
+#   scripts/build-android.sh [--dry-run] [--aar OUT.aar] [OUT_DIR] [ABI...]
+# OUT_DIR (the <abi>/libgw.so folders, an app's jniLibs) defaults to build/android/jniLibs;
+# ABIs default to arm64-v8a armeabi-v7a x86_64. --aar also compiles bindings/kotlin and
+# assembles gw-kotlin's AAR (classes.jar, jni/<abi>/libgw.so, AndroidManifest.xml, R8 rules
+# as proguard.txt) and OUT.pom beside it (JNA as its AAR): scripts/lib/android_aar.py.
 # Needs the Android NDK (ANDROID_NDK_HOME, or ANDROID_HOME/ndk/<version>) and installs
 # cargo-ndk and the rustup targets when missing. Not run by CI: no NDK here, and Android is
-# not tested by this project (see bindings/kotlin/README.md).
+# not tested on a device by this project (see bindings/kotlin/README.md); test-kotlin checks
+# the alignment check and the AAR's structure with stand-in libraries.
 # --dry-run prints what would run without needing the NDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dry=0
-if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; fi
+aar=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --dry-run) dry=1; shift ;;
+        --aar) aar="${2:?--aar needs a file name}"; shift 2 ;;
+        *) break ;;
+    esac
+done
 out="${1:-build/android/jniLibs}"
 shift || true
 abis=("$@")
@@ -46,7 +57,20 @@ if [ "$dry" = 0 ]; then
     command -v cargo-ndk >/dev/null || run cargo install cargo-ndk
 fi
 run rustup target add "${targets[@]}"
+# 16 KB pages: Google Play requires apps targeting Android 15+ to ship native libraries whose
+# LOAD segments are 16 KB aligned (NDK r28+ does it by default; older NDKs need the flag).
+# RUSTFLAGS with --target reaches only the Android artifacts, not build scripts.
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-z,max-page-size=16384"
+echo "+ RUSTFLAGS=\"$RUSTFLAGS\""
 # -p gw: only the library, not the mock gateway of the workspace. --platform: the minimum
 # API level the .so links against (24 = Android 7; set it to the app's minSdk).
 run cargo ndk "${ndk_args[@]}" --platform 24 -o "$out" build --release -p gw
+libs=()
+for abi in "${abis[@]}"; do libs+=("$out/$abi/libgw.so"); done
+run python3 scripts/lib/android_aar.py check-align "${libs[@]}"
+
+if [ -n "$aar" ]; then
+    run mvn -B -q -f bindings/kotlin/pom.xml compile
+    run python3 scripts/lib/android_aar.py assemble "$out" bindings/kotlin/target/classes "$aar"
+fi
 [ "$dry" = 1 ] || ls -R "$out"

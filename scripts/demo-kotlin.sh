@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo, Kotlin part: installs the binding into ~/.m2 and runs bindings/kotlin/examples
-# against GW_BASE_URL / GW_API_KEY (set by scripts/demo.sh: the mock or a real gateway).
+# (Kotlin), then the Java quick start (examples/java, plain javac) against GW_BASE_URL /
+# GW_API_KEY (set by scripts/demo.sh: the mock or a real gateway).
 # Skipped with a note when Maven or a JDK is missing (scripts/ci/install-maven.sh adds them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +23,7 @@ echo "== bindings/kotlin/examples (QuickStart.kt)"
 mvn -B -q -f bindings/kotlin/pom.xml install -DskipTests </dev/null
 mvn -B -q -f bindings/kotlin/examples/pom.xml compile exec:java \
     -Djna.library.path="$PWD/target/release" </dev/null
+
+echo
+echo "== bindings/kotlin/examples/java/QuickStart.java (javac)"
+scripts/java-quickstart.sh

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The Kotlin suite (bindings/kotlin): JUnit 5 through Maven, against target/release/libgw.so
-# and the gw-mock binary, which the tests start (and stop) themselves. Expects `make build`.
+# The Kotlin suite (bindings/kotlin): JUnit 5 through Maven (Kotlin and Java tests), against
+# target/release/libgw.so and the gw-mock binary, which the tests start (and stop) themselves.
+# Then, against one gw-mock: the README's Java snippet compiled by plain javac and run
+# (scripts/java-quickstart.sh), and apps on Kotlin 1.9 and 2.0 (bindings/kotlin/consumers)
+# compiled against the installed jar and run; the Android packaging checks that need no NDK
+# (scripts/test-android-package.sh). Expects `make build`.
 # GW_MAVEN_OFFLINE=1 adds -o (works once ~/.m2 holds the dependencies: any earlier run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,4 +41,21 @@ for p in glob.glob(sys.argv[1] + "/TEST-*.xml"):
 print(f"Tests run: {t}, Failures: {f}, Errors: {e}, Skipped: {s}")
 print(f"test-kotlin: {t - f - e - s} passed, {f + e} failed")
 PY
-exit "$status"
+[ "$status" = 0 ] || exit "$status"
+
+source scripts/lib/mock.sh
+start_mock
+export GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test
+echo "test-kotlin: the README's Java snippet through javac"
+scripts/java-quickstart.sh --check
+
+# The consumers take gw-kotlin from ~/.m2, as an app would.
+mvn -B -q "${offline[@]}" -f bindings/kotlin/pom.xml install -DskipTests </dev/null
+for consumer in kotlin-1.9 kotlin-2.0; do
+    echo "test-kotlin: an app on ${consumer/-/ } (bindings/kotlin/consumers/$consumer)"
+    mvn -B -q "${offline[@]}" -f "bindings/kotlin/consumers/$consumer/pom.xml" compile exec:java \
+        -Djna.library.path="$lib" </dev/null
+done
+
+echo "test-kotlin: Android packaging (no NDK: structure only)"
+scripts/test-android-package.sh

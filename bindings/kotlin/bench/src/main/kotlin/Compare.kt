@@ -4,7 +4,10 @@
 // - chat call: one sequential non-streamed /v1/chat/completions round trip;
 // - stream of N words: one whole streamed answer of N + 3 chunks, collected to the end;
 // - per chunk: the slope between the 1200- and 2400-word streams, so fixed costs (request,
-//   headers, end of body, and any one-off stall on the way) cancel out.
+//   headers, end of body, and any one-off stall on the way) cancel out;
+// - 1,000 concurrent streams of 300 words: gw with its default 64 threads (GwOptions.
+//   maxThreads) against openai-java on a fixed pool of 64 threads; wall time, the JVM's peak
+//   live threads and the heap in use after a GC once they all ended.
 import com.openai.client.okhttp.OpenAIOkHttpClient
 import com.openai.models.chat.completions.ChatCompletionCreateParams
 import dev.gw.GwClient
@@ -14,8 +17,14 @@ import dev.gw.chat
 import dev.gw.chatStream
 import dev.gw.model.ChatMessage
 import dev.gw.model.ChatRequest
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.flow.collect
 import kotlinx.coroutines.runBlocking
+import java.lang.management.ManagementFactory
+import java.util.concurrent.Callable
+import java.util.concurrent.Executors
 import kotlin.time.Duration
 import kotlin.time.measureTime
 
@@ -73,6 +82,35 @@ fun main(args: Array<String>) = runBlocking {
         val dn = chunks.getValue(2400) - chunks.getValue(1200)
         rows += Triple("per chunk (slope 1200 -> 2400 words)$r", (g.getValue(2400) - g.getValue(1200)) / dn, (o.getValue(2400) - o.getValue(1200)) / dn)
     }
+    // 1,000 streams at once, threads bounded at 64 on both sides.
+    val threads = ManagementFactory.getThreadMXBean()
+    fun heapMb(): Long {
+        System.gc()
+        val rt = Runtime.getRuntime()
+        return (rt.totalMemory() - rt.freeMemory()) / (1024 * 1024)
+    }
+    val many = 1000
+    val manyReq = gwReqs.getValue(300)
+    threads.resetPeakThreadCount()
+    val gwMany = measureTime {
+        val counts = (1..many).map { async(Dispatchers.Default) { gwStream(manyReq) } }.awaitAll()
+        check(counts.all { it == counts[0] })
+    }
+    val gwPeak = threads.peakThreadCount
+    val gwHeap = heapMb()
+    val pool = Executors.newFixedThreadPool(64)
+    threads.resetPeakThreadCount()
+    val oaMany = measureTime {
+        val counts = pool.invokeAll((1..many).map { Callable { oaStream(oaReqs.getValue(300)) } }).map { it.get() }
+        check(counts.all { it == counts[0] })
+    }
+    val oaPeak = threads.peakThreadCount
+    val oaHeap = heapMb()
+    pool.shutdown()
+    println("| $many concurrent streams of 300 words: wall time | $gwMany | $oaMany |")
+    println("| ... peak JVM threads | $gwPeak | $oaPeak |")
+    println("| ... heap in use after, MB | $gwHeap | $oaHeap |")
+    println()
     println("| measure | gw-kotlin | openai-java |")
     println("|---|---|---|")
     for ((what, gt, ot) in rows) println("| $what | $gt | $ot |")

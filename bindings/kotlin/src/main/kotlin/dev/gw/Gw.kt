@@ -6,14 +6,15 @@ import dev.gw.internal.GwNative
 import dev.gw.internal.OutSlots
 import dev.gw.internal.cString
 import dev.gw.internal.staticString
+import kotlinx.serialization.json.JsonObject
 
 /** Library-wide functions of gw: version, status names, logging, embedding decoding. */
 object Gw {
     /** The native library's version, e.g. "0.1.0". */
-    val version: String get() = staticString(GwNative.gw_version())
+    @JvmStatic val version: String get() = staticString(GwNative.gw_version())
 
     /** gw's name of a status, e.g. "GW_TIMEOUT", "GW_RATE_LIMITED", "GW_HTTP_STATUS". */
-    fun statusName(status: Int): String = staticString(GwNative.gw_status_str(status))
+    @JvmStatic fun statusName(status: Int): String = staticString(GwNative.gw_status_str(status))
 
     /** Log levels of [setLogger], as gw numbers them. */
     enum class LogLevel(val native: Int) { ERROR(1), WARN(2), INFO(3), DEBUG(4), TRACE(5) }
@@ -27,7 +28,7 @@ object Gw {
      * Process-wide. [logger] runs on the thread of the gw call, so keep it short; what it
      * throws is dropped (a logger must not break a call).
      */
-    fun setLogger(maxLevel: LogLevel = LogLevel.INFO, logger: ((LogLevel, String) -> Unit)?) {
+    @JvmStatic fun setLogger(maxLevel: LogLevel = LogLevel.INFO, logger: ((LogLevel, String) -> Unit)?) {
         synchronized(this) {
             if (logger == null) {
                 GwNative.gw_set_logger(null, null, 0)
@@ -49,11 +50,29 @@ object Gw {
     }
 
     /**
+     * [setLogger] for Java: `Gw.setJavaLogger(Gw.LogLevel.INFO, (level, line) -> log.info(line))`;
+     * null turns logging off.
+     */
+    @JvmStatic fun setJavaLogger(maxLevel: LogLevel, listener: java.util.function.BiConsumer<LogLevel, String>?) =
+        setLogger(maxLevel, listener?.let { l -> { level: LogLevel, line: String -> l.accept(level, line) } })
+
+    /**
+     * A JSON object from its text, for requests and options given as JSON (handy from Java,
+     * where kotlinx.serialization's builders are awkward). Not an object: InvalidArgument.
+     */
+    @JvmStatic fun json(text: String): JsonObject =
+        try {
+            GwJson.parseToJsonElement(text) as? JsonObject
+        } catch (e: IllegalArgumentException) {
+            null
+        } ?: throw GwException.InvalidArgument("json: not a JSON object: ${text.take(80)}")
+
+    /**
      * Decodes an embedding sent with `"encoding_format": "base64"` (little-endian float32s)
      * with gw's own decoder. The model classes decode in Kotlin (EmbeddingVector); this is the
      * same operation for raw JSON answers.
      */
-    fun decodeEmbedding(base64: String): FloatArray {
+    @JvmStatic fun decodeEmbedding(base64: String): FloatArray {
         val slots = OutSlots(2)
         try {
             val status = GwNative.gw_embedding_decode(cString(base64, "base64"), slots.slot(0), slots.slot(1))

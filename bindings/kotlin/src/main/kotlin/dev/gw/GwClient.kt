@@ -2,16 +2,16 @@ package dev.gw
 
 import com.sun.jna.Pointer
 import dev.gw.internal.BaseHandle
+import dev.gw.internal.CallThreads
 import dev.gw.internal.GwNative
 import dev.gw.internal.OutSlots
 import dev.gw.internal.SafetyNet
 import dev.gw.internal.cString
 import dev.gw.internal.cancelNativeOnCancellation
 import dev.gw.internal.gwError
-import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.ensureActive
-import kotlinx.coroutines.withContext
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
@@ -20,18 +20,29 @@ import kotlinx.serialization.json.JsonObject
  * A client of the gateway: one gw_client (one connection pool) shared by every call.
  *
  * Safe to share between threads and coroutines. Each call runs on a handle derived for it
- * (its own cancellation, per-call options and response metadata), blocking on
- * [Dispatchers.IO]; cancelling the coroutine cancels the native call. [close] frees the
+ * (its own cancellation, per-call options and response metadata), blocking one of the
+ * client's own threads ([GwOptions.maxThreads], or [GwOptions.executor]), never one of
+ * Dispatchers.IO; cancelling the coroutine cancels the native call. [close] frees the
  * native client once the calls in flight have returned; a [java.lang.ref.Cleaner] frees
  * it if the client is dropped unclosed. The operations are extension functions grouped by
  * area (TextApi.kt, ImageApi.kt, VideoApi.kt, VendorApi.kt).
  */
-class GwClient private constructor(optionsJson: String) : AutoCloseable {
+class GwClient private constructor(optionsJson: String, threads: () -> CallThreads) : AutoCloseable {
     /** A client from typed options (all defaults: base URL and key from the environment). */
-    constructor(options: GwOptions = GwOptions()) : this(options.toJson().toString())
+    constructor(options: GwOptions = GwOptions()) :
+        this(options.toJson().toString(), { CallThreads.of(options.maxThreads, options.executor) })
 
-    /** A client from gw's options JSON as is, e.g. read from a config file. */
-    constructor(options: JsonObject) : this(options.toString())
+    /**
+     * A client from gw's options JSON as is, e.g. read from a config file; its calls run on a
+     * pool of at most [maxThreads] threads of its own (see [GwOptions.maxThreads]).
+     */
+    @JvmOverloads
+    constructor(options: JsonObject, maxThreads: Int = CallThreads.DEFAULT_MAX_THREADS) :
+        this(options.toString(), { CallThreads.of(maxThreads, null) })
+
+    /** Where this client's blocking gw calls run (the pool, or the app's executor), and how many at once. */
+    internal val threads: CallThreads = threads()
+    internal val dispatcher: CoroutineDispatcher get() = threads.dispatcher
 
     private val base: BaseHandle
     private val closer: Runnable
@@ -40,6 +51,15 @@ class GwClient private constructor(optionsJson: String) : AutoCloseable {
         base = BaseHandle(create(optionsJson))
         closer = SafetyNet.register(this, base)
     }
+
+    private val blockingApi by lazy { GwBlocking(this) }
+    private val asyncApi by lazy { GwAsync(this) }
+
+    /** The operations as blocking methods (Java, or Kotlin outside coroutines). */
+    fun blocking(): GwBlocking = blockingApi
+
+    /** The operations as CompletableFutures (Java). */
+    fun async(): GwAsync = asyncApi
 
     /** True once [close] ran; calls then throw [GwException.Closed]. */
     val isClosed: Boolean get() = base.isClosed
@@ -54,27 +74,38 @@ class GwClient private constructor(optionsJson: String) : AutoCloseable {
      * happens. The base stays referenced meanwhile, so a concurrent close() waits for us.
      */
     internal suspend fun <T> withCallHandle(options: CallOptions, block: suspend (Pointer) -> T): T {
-        if (!base.acquire()) throw GwException.Closed()
+        val handle = openCallHandle(options)
         try {
-            val handle = derive(options)
-            try {
-                return block(handle)
-            } finally {
-                GwNative.gw_client_free(handle)
-                GwDiagnostics.callHandles.decrementAndGet()
-            }
+            return block(handle)
         } finally {
-            base.release()
+            closeCallHandle(handle)
         }
     }
 
+    /** A call handle derived from the base, which stays referenced until [closeCallHandle]. */
+    internal fun openCallHandle(options: CallOptions): Pointer {
+        if (!base.acquire()) throw GwException.Closed()
+        try {
+            return derive(options)
+        } catch (t: Throwable) {
+            base.release()
+            throw t
+        }
+    }
+
+    internal fun closeCallHandle(handle: Pointer) {
+        GwNative.gw_client_free(handle)
+        GwDiagnostics.callHandles.decrementAndGet()
+        base.release()
+    }
+
     /**
-     * One blocking gw call on its own handle, on [Dispatchers.IO]: [invoke] gets the handle
+     * One blocking gw call on its own handle, on [dispatcher]: [invoke] gets the handle
      * and the `char **out` slot and returns gw's status. Returns the answer text; throws the
      * [GwException] for a failure, the coroutine's CancellationException when it was cancelled.
      */
     internal suspend fun callText(options: CallOptions, invoke: (Pointer, Pointer) -> Int): String =
-        withContext(Dispatchers.IO) {
+        threads.runCall {
             withCallHandle(options) { handle ->
                 val out = OutSlots(1)
                 try {

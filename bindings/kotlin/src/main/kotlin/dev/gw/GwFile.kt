@@ -10,7 +10,7 @@ import java.nio.file.Path
  * sent in the form and its MIME type. From a [ByteArray], a [File] or a [Path]; for files the
  * name is the file's and the type is guessed from the extension (png, jpg, webp, gif).
  */
-class GwFile(
+class GwFile @JvmOverloads constructor(
     val bytes: ByteArray,
     val filename: String? = null,
     val contentType: String? = null,
@@ -19,6 +19,7 @@ class GwFile(
 
     companion object {
         /** Reads [path] now; an unreadable file is a [GwException.InvalidArgument] naming it. */
+        @JvmStatic @JvmOverloads
         fun of(path: Path, contentType: String? = null): GwFile {
             val bytes = try {
                 Files.readAllBytes(path)
@@ -29,6 +30,7 @@ class GwFile(
             return GwFile(bytes, name, contentType ?: name?.let(::guessType))
         }
 
+        @JvmStatic @JvmOverloads
         fun of(file: File, contentType: String? = null): GwFile = of(file.toPath(), contentType)
 
         private fun guessType(name: String): String? = when (name.substringAfterLast('.', "").lowercase()) {

@@ -5,13 +5,24 @@ import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.put
+import java.util.concurrent.Executor
 import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 
 /**
  * Options of a [GwClient], the same as gw_client_create's options JSON. null leaves gw's
  * default (or, for [baseUrl] / [apiKey], the `GW_BASE_URL` / `GW_API_KEY` environment
  * variables). A timeout of [Duration.ZERO] means none. [extra] is merged in as is, for
  * options newer than this binding. toString() never shows the key.
+ *
+ * [maxThreads] and [executor] are the binding's own (not sent to gw): where the client's
+ * blocking gw calls run. By default on a pool of the client's own of at most [maxThreads]
+ * threads (null: [DEFAULT_MAX_THREADS] = 64); calls beyond wait for a thread, cancellable
+ * while they wait. Never on Dispatchers.IO or Default, so gw calls in flight never delay the
+ * app's other work. An [executor] given replaces the pool (and [maxThreads]): bound it, as
+ * each call holds one of its threads until the gateway answers.
+ *
+ * From Java: `GwOptions.builder().baseUrl(...).apiKey(...).build()`.
  */
 data class GwOptions(
     val baseUrl: String? = null,
@@ -31,6 +42,8 @@ data class GwOptions(
     val maxLineBytes: Long? = null,
     val userAgent: String? = null,
     val extra: JsonObject = JsonObject(emptyMap()),
+    val maxThreads: Int? = null,
+    val executor: Executor? = null,
 ) {
     /** The options JSON gw reads. */
     fun toJson(): JsonObject = buildJsonObject {
@@ -56,14 +69,52 @@ data class GwOptions(
     override fun toString(): String =
         "GwOptions(baseUrl=$baseUrl, apiKey=${if (apiKey == null) "null" else "[REDACTED]"}, " +
             "connectTimeout=$connectTimeout, readTimeout=$readTimeout, totalTimeout=$totalTimeout, " +
-            "maxRetries=$maxRetries, headers=${headers.keys}, validate=$validate, extra=${extra.keys})"
+            "maxRetries=$maxRetries, headers=${headers.keys}, validate=$validate, extra=${extra.keys}, " +
+            "maxThreads=$maxThreads, executor=${executor?.let { it::class.java.name }})"
+
+    /** The Java way to build options; every setter is optional. */
+    class Builder internal constructor() {
+        private var o = GwOptions()
+
+        fun baseUrl(baseUrl: String?) = apply { o = o.copy(baseUrl = baseUrl) }
+        fun apiKey(apiKey: String?) = apply { o = o.copy(apiKey = apiKey) }
+        fun connectTimeout(timeout: java.time.Duration?) = apply { o = o.copy(connectTimeout = timeout?.toKotlin()) }
+        fun readTimeout(timeout: java.time.Duration?) = apply { o = o.copy(readTimeout = timeout?.toKotlin()) }
+        fun totalTimeout(timeout: java.time.Duration?) = apply { o = o.copy(totalTimeout = timeout?.toKotlin()) }
+        fun maxRetries(maxRetries: Int?) = apply { o = o.copy(maxRetries = maxRetries) }
+        fun retryBaseDelay(delay: java.time.Duration?) = apply { o = o.copy(retryBaseDelay = delay?.toKotlin()) }
+        fun retryMaxDelay(delay: java.time.Duration?) = apply { o = o.copy(retryMaxDelay = delay?.toKotlin()) }
+        fun retryAfterCap(cap: java.time.Duration?) = apply { o = o.copy(retryAfterCap = cap?.toKotlin()) }
+        fun proxy(proxy: String?) = apply { o = o.copy(proxy = proxy) }
+        fun header(name: String, value: String) = apply { o = o.copy(headers = o.headers + (name to value)) }
+        fun headers(headers: Map<String, String>) = apply { o = o.copy(headers = o.headers + headers) }
+        fun validate(validate: Boolean?) = apply { o = o.copy(validate = validate) }
+        fun allowInsecureHttp(allow: Boolean?) = apply { o = o.copy(allowInsecureHttp = allow) }
+        fun maxResponseBytes(bytes: Long?) = apply { o = o.copy(maxResponseBytes = bytes) }
+        fun maxLineBytes(bytes: Long?) = apply { o = o.copy(maxLineBytes = bytes) }
+        fun userAgent(userAgent: String?) = apply { o = o.copy(userAgent = userAgent) }
+        /** gw's options JSON keys this binding does not name, merged in as is. */
+        fun extra(extra: JsonObject) = apply { o = o.copy(extra = JsonObject(o.extra + extra)) }
+        fun maxThreads(maxThreads: Int?) = apply { o = o.copy(maxThreads = maxThreads) }
+        fun executor(executor: Executor?) = apply { o = o.copy(executor = executor) }
+        fun build(): GwOptions = o
+    }
+
+    companion object {
+        /** GwOptions.maxThreads when left null. */
+        const val DEFAULT_MAX_THREADS: Int = dev.gw.internal.CallThreads.DEFAULT_MAX_THREADS
+
+        @JvmStatic
+        fun builder(): Builder = Builder()
+    }
 }
 
 /**
  * Per-call overrides, applied to the handle gw derives for the call
  * (gw_client_create_derived): timeouts, retries, extra headers (merged over the client's),
  * an `Idempotency-Key`, validation. [onResponse] receives the call's [ResponseMeta] when it
- * succeeds, on the IO thread that ran the call (failures carry it in [GwException.response]).
+ * succeeds, on the gw thread that ran the call (failures carry it in [GwException.response]).
+ * From Java: `CallOptions.builder().totalTimeout(Duration.ofSeconds(5)).build()`.
  */
 class CallOptions(
     val totalTimeout: Duration? = null,
@@ -89,11 +140,43 @@ class CallOptions(
         return json.takeIf { it.isNotEmpty() }
     }
 
+    /** The Java way to build per-call options; every setter is optional. */
+    class Builder internal constructor() {
+        private var totalTimeout: Duration? = null
+        private var readTimeout: Duration? = null
+        private var connectTimeout: Duration? = null
+        private var maxRetries: Int? = null
+        private var headers: Map<String, String> = emptyMap()
+        private var idempotencyKey: String? = null
+        private var validate: Boolean? = null
+        private var onResponse: ((ResponseMeta) -> Unit)? = null
+
+        fun totalTimeout(timeout: java.time.Duration?) = apply { totalTimeout = timeout?.toKotlin() }
+        fun readTimeout(timeout: java.time.Duration?) = apply { readTimeout = timeout?.toKotlin() }
+        fun connectTimeout(timeout: java.time.Duration?) = apply { connectTimeout = timeout?.toKotlin() }
+        fun maxRetries(maxRetries: Int?) = apply { this.maxRetries = maxRetries }
+        fun header(name: String, value: String) = apply { headers = headers + (name to value) }
+        fun idempotencyKey(key: String?) = apply { idempotencyKey = key }
+        fun validate(validate: Boolean?) = apply { this.validate = validate }
+        fun onResponse(listener: java.util.function.Consumer<ResponseMeta>?) =
+            apply { onResponse = listener?.let { l -> { meta: ResponseMeta -> l.accept(meta) } } }
+
+        fun build() = CallOptions(
+            totalTimeout, readTimeout, connectTimeout, maxRetries, headers, idempotencyKey, validate, onResponse,
+        )
+    }
+
     companion object {
         /** No overrides. */
+        @JvmField
         val NONE = CallOptions()
+
+        @JvmStatic
+        fun builder(): Builder = Builder()
     }
 }
 
+internal fun java.time.Duration.toKotlin(): Duration = toMillis().milliseconds
+
 private fun headersJson(headers: Map<String, String>): JsonObject =
-    JsonObject(headers.mapValues { (_, v) -> JsonPrimitive(v) as JsonElement })
+    JsonObject(headers.mapValues<String, String, JsonElement> { (_, v) -> JsonPrimitive(v) })

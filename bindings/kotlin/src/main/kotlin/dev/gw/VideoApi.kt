@@ -86,7 +86,7 @@ suspend fun GwClient.videoStatus(
 
 /**
  * Polls a task every [interval] until its status is terminal and returns the final record.
- * [onProgress] sees every polled record (on the IO thread doing the wait: keep it short;
+ * [onProgress] sees every polled record (on the gw thread doing the wait: keep it short;
  * what it throws ends the wait and is rethrown). A task that ended failed is a
  * [GwException.Vendor] whose `error` is its record; past [timeout] a [GwException.Timeout].
  * Cancelling the coroutine stops the wait at once, mid-sleep included.
@@ -143,7 +143,7 @@ fun GwClient.videoWaitFlow(
     timeout: Duration = 10.minutes,
     options: CallOptions = CallOptions.NONE,
 ): Flow<JsonObject> {
-    // Records are few and small: an unlimited buffer lets the IO thread hand them over
+    // Records are few and small: an unlimited buffer lets the gw thread hand them over
     // without suspending. A failure is sent as an item so the records before it arrive first.
     val produced = channelFlow<Any> {
         try {

@@ -12,7 +12,7 @@ import kotlinx.coroutines.job
  *
  * Why a child Job and not a watcher coroutine: a cancelled child Job with no body completes
  * at once, and its completion handler runs synchronously on the cancelling thread, so the
- * cancel never waits for a free thread (Dispatchers.IO may be full of blocked gw calls).
+ * cancel never waits for a free thread (the client's threads may all be blocked in gw).
  * The lock makes "block returned" and "cancel sent" exclusive: once this function returns,
  * nothing touches [handle] again and the caller may free it.
  */

@@ -8,6 +8,7 @@ import kotlinx.serialization.SerialName
 import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
 
 // Chat completions (POST /v1/chat/completions): the request, the message and its content
 // parts, tools, the completion and the streamed chunk. Every class keeps unknown fields in
@@ -32,11 +33,11 @@ data class ChatMessage(
     internal object Serializer : WithExtraSerializer<ChatMessage>(generatedSerializer())
 
     companion object {
-        fun system(text: String) = ChatMessage("system", MessageContent.Text(text))
-        fun user(text: String) = ChatMessage("user", MessageContent.Text(text))
-        fun user(vararg parts: ContentPart) = ChatMessage("user", MessageContent.Parts(parts.toList()))
-        fun assistant(text: String) = ChatMessage("assistant", MessageContent.Text(text))
-        fun tool(toolCallId: String, text: String) =
+        @JvmStatic fun system(text: String) = ChatMessage("system", MessageContent.Text(text))
+        @JvmStatic fun user(text: String) = ChatMessage("user", MessageContent.Text(text))
+        @JvmStatic fun user(vararg parts: ContentPart) = ChatMessage("user", MessageContent.Parts(parts.toList()))
+        @JvmStatic fun assistant(text: String) = ChatMessage("assistant", MessageContent.Text(text))
+        @JvmStatic fun tool(toolCallId: String, text: String) =
             ChatMessage("tool", MessageContent.Text(text), toolCallId = toolCallId)
     }
 }
@@ -54,13 +55,13 @@ data class ContentPart(
     internal object Serializer : WithExtraSerializer<ContentPart>(generatedSerializer())
 
     companion object {
-        fun text(text: String) = ContentPart("text", text = text)
+        @JvmStatic fun text(text: String) = ContentPart("text", text = text)
 
         /** An image URL or a Base64 data URI. */
-        fun imageUrl(url: String) = ContentPart("image_url", imageUrl = MediaUrl(url))
+        @JvmStatic fun imageUrl(url: String) = ContentPart("image_url", imageUrl = MediaUrl(url))
 
         /** A video URL or data URI (mp4/mov, at most 50 MB); [fps] 0.2..5, default 1. */
-        fun videoUrl(url: String, fps: Double? = null) = ContentPart("video_url", videoUrl = MediaUrl(url, fps))
+        @JvmStatic @JvmOverloads fun videoUrl(url: String, fps: Double? = null) = ContentPart("video_url", videoUrl = MediaUrl(url, fps))
     }
 }
 
@@ -82,6 +83,7 @@ data class Tool(
     internal object Serializer : WithExtraSerializer<Tool>(generatedSerializer())
 
     companion object {
+        @JvmStatic @JvmOverloads
         fun function(name: String, description: String? = null, parameters: JsonObject? = null) =
             Tool("function", FunctionDefinition(name, description, parameters))
     }
@@ -138,6 +140,40 @@ data class ChatRequest(
     val extra: JsonObject = NoExtra,
 ) {
     internal object Serializer : WithExtraSerializer<ChatRequest>(generatedSerializer())
+
+    /** The Java way to build a request: `ChatRequest.builder("model").user("hi").build()`. */
+    class Builder internal constructor(private val model: String) {
+        private val messages = mutableListOf<ChatMessage>()
+        private var r = ChatRequest(model, emptyList())
+
+        fun message(message: ChatMessage) = apply { messages += message }
+        fun messages(messages: List<ChatMessage>) = apply { this.messages += messages }
+        fun system(text: String) = message(ChatMessage.system(text))
+        fun user(text: String) = message(ChatMessage.user(text))
+        fun user(vararg parts: ContentPart) = message(ChatMessage.user(*parts))
+        fun assistant(text: String) = message(ChatMessage.assistant(text))
+        fun maxTokens(maxTokens: Int?) = apply { r = r.copy(maxTokens = maxTokens) }
+        fun temperature(temperature: Double?) = apply { r = r.copy(temperature = temperature) }
+        fun topP(topP: Double?) = apply { r = r.copy(topP = topP) }
+        fun stop(stop: List<String>?) = apply { r = r.copy(stop = stop) }
+        fun frequencyPenalty(penalty: Double?) = apply { r = r.copy(frequencyPenalty = penalty) }
+        fun presencePenalty(penalty: Double?) = apply { r = r.copy(presencePenalty = penalty) }
+        fun reasoningEffort(effort: String?) = apply { r = r.copy(reasoningEffort = effort) }
+        fun tool(tool: Tool) = apply { r = r.copy(tools = r.tools.orEmpty() + tool) }
+        fun tools(tools: List<Tool>?) = apply { r = r.copy(tools = tools) }
+        fun toolChoice(choice: JsonElement?) = apply { r = r.copy(toolChoice = choice) }
+        /** `"auto"`, `"none"` or `"required"`. */
+        fun toolChoice(choice: String) = toolChoice(JsonPrimitive(choice))
+        fun n(n: Int?) = apply { r = r.copy(n = n) }
+        /** Fields this class does not name, sent beside the others. */
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): ChatRequest = r.copy(messages = messages.toList())
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String): Builder = Builder(model)
+    }
 }
 
 /** A `chat.completion`: the answer of chat, and the assembled result of a chat stream. */

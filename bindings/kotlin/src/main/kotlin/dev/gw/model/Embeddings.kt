@@ -41,6 +41,26 @@ data class EmbeddingRequest(
         this(model, JsonArray(inputs.map(::JsonPrimitive)), encodingFormat, dimensions)
 
     internal object Serializer : WithExtraSerializer<EmbeddingRequest>(generatedSerializer())
+
+    /** The Java way: `EmbeddingRequest.builder("model").input("a", "b").build()`. */
+    class Builder internal constructor(model: String) {
+        private var r = EmbeddingRequest(model, JsonArray(emptyList()))
+
+        fun input(vararg inputs: String) = apply { r = r.copy(input = JsonArray(inputs.map(::JsonPrimitive))) }
+        fun inputs(inputs: List<String>) = apply { r = r.copy(input = JsonArray(inputs.map(::JsonPrimitive))) }
+        /** Any input JSON (e.g. arrays of token ids). */
+        fun input(input: JsonElement) = apply { r = r.copy(input = input) }
+        /** `float` (default) or `base64`: either way the vectors are float arrays. */
+        fun encodingFormat(format: String?) = apply { r = r.copy(encodingFormat = format) }
+        fun dimensions(dimensions: Int?) = apply { r = r.copy(dimensions = dimensions) }
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): EmbeddingRequest = r
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String): Builder = Builder(model)
+    }
 }
 
 @KeepGeneratedSerializer

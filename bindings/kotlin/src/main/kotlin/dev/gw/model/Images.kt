@@ -29,6 +29,25 @@ data class ImageGenerationRequest(
     val extra: JsonObject = NoExtra,
 ) {
     internal object Serializer : WithExtraSerializer<ImageGenerationRequest>(generatedSerializer())
+
+    /** The Java way: `ImageGenerationRequest.builder("model", "a lighthouse").size("1024x1024").build()`. */
+    class Builder internal constructor(model: String, prompt: String) {
+        private var r = ImageGenerationRequest(model, prompt)
+
+        fun size(size: String?) = apply { r = r.copy(size = size) }
+        fun seed(seed: Long?) = apply { r = r.copy(seed = seed) }
+        fun guidanceScale(scale: Double?) = apply { r = r.copy(guidanceScale = scale) }
+        fun responseFormat(format: String?) = apply { r = r.copy(responseFormat = format) }
+        fun watermark(watermark: Boolean?) = apply { r = r.copy(watermark = watermark) }
+        fun n(n: Int?) = apply { r = r.copy(n = n) }
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): ImageGenerationRequest = r
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String, prompt: String): Builder = Builder(model, prompt)
+    }
 }
 
 /** An edit. [image] and [mask] are URLs for the JSON form; leave them null for uploads. */
@@ -44,6 +63,23 @@ data class ImageEditRequest(
     val extra: JsonObject = NoExtra,
 ) {
     internal object Serializer : WithExtraSerializer<ImageEditRequest>(generatedSerializer())
+
+    /** The Java way: `ImageEditRequest.builder("model", "replace the sky").image(url).build()`. */
+    class Builder internal constructor(model: String, prompt: String) {
+        private var r = ImageEditRequest(model, prompt)
+
+        fun image(url: String?) = apply { r = r.copy(image = url) }
+        fun mask(url: String?) = apply { r = r.copy(mask = url) }
+        fun n(n: Int?) = apply { r = r.copy(n = n) }
+        fun size(size: String?) = apply { r = r.copy(size = size) }
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): ImageEditRequest = r
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String, prompt: String): Builder = Builder(model, prompt)
+    }
 }
 
 @KeepGeneratedSerializer

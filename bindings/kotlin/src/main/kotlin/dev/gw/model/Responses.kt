@@ -29,6 +29,26 @@ data class ResponsesRequest(
         this(model, JsonPrimitive(input), reasoning = reasoning)
 
     internal object Serializer : WithExtraSerializer<ResponsesRequest>(generatedSerializer())
+
+    /** The Java way: `ResponsesRequest.builder("model").input("text").build()`. */
+    class Builder internal constructor(model: String) {
+        private var r = ResponsesRequest(model, JsonPrimitive(""))
+
+        fun input(text: String) = apply { r = r.copy(input = JsonPrimitive(text)) }
+        /** An array of `{role, content}` items (or any input JSON). */
+        fun input(input: JsonElement) = apply { r = r.copy(input = input) }
+        fun tool(tool: JsonObject) = apply { r = r.copy(tools = r.tools.orEmpty() + tool) }
+        fun reasoningEffort(effort: String?) = apply { r = r.copy(reasoning = effort?.let { Reasoning(it) }) }
+        fun instructions(instructions: String?) = apply { r = r.copy(instructions = instructions) }
+        fun maxOutputTokens(tokens: Int?) = apply { r = r.copy(maxOutputTokens = tokens) }
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): ResponsesRequest = r
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String): Builder = Builder(model)
+    }
 }
 
 /** `effort`: `minimal`, `low`, `medium` or `high`. */

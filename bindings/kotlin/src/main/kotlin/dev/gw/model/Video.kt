@@ -24,6 +24,22 @@ data class VideoRequest(
     val extra: JsonObject = NoExtra,
 ) {
     internal object Serializer : WithExtraSerializer<VideoRequest>(generatedSerializer())
+
+    /** The Java way: `VideoRequest.builder("model", "waves").duration(5).build()`. */
+    class Builder internal constructor(model: String, prompt: String) {
+        private var r = VideoRequest(model, prompt)
+
+        fun duration(seconds: Int?) = apply { r = r.copy(duration = seconds) }
+        fun characterId(id: String?) = apply { r = r.copy(characterId = id) }
+        fun size(size: String?) = apply { r = r.copy(size = size) }
+        fun extra(extra: JsonObject) = apply { r = r.copy(extra = JsonObject(r.extra + extra)) }
+        fun build(): VideoRequest = r
+    }
+
+    companion object {
+        @JvmStatic
+        fun builder(model: String, prompt: String): Builder = Builder(model, prompt)
+    }
 }
 
 /**

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Assembles gw-kotlin's Android library (AAR) and its POM, and checks 16 KB ELF alignment.
+
+  android_aar.py check-align LIB.so...           exit 1 naming each library whose LOAD
+                                                 segments are aligned below 16 KB
+  android_aar.py assemble JNILIBS CLASSES OUT.aar
+        JNILIBS  <abi>/libgw.so folders (scripts/build-android.sh's output)
+        CLASSES  bindings/kotlin/target/classes (mvn compile)
+        OUT.aar  the AAR; OUT.pom beside it (JNA as its AAR, coroutines, serialization)
+
+Stdlib only, so it runs wherever the build scripts do. Why 16 KB: Google Play requires
+native libraries of apps targeting Android 15+ to load on devices with 16 KB pages, i.e.
+every PT_LOAD segment aligned to at least 16384 bytes.
+"""
+import io
+import re
+import struct
+import sys
+import zipfile
+from pathlib import Path
+
+PAGE_16K = 16384
+ABIS = {"arm64-v8a", "armeabi-v7a", "x86_64", "x86"}
+HERE = Path(__file__).resolve().parent
+KOTLIN = HERE.parent.parent / "bindings" / "kotlin"
+
+
+def load_alignments(path):
+    """The p_align of every PT_LOAD segment of an ELF file (32 or 64-bit, either endian)."""
+    data = Path(path).read_bytes()
+    if data[:4] != b"\x7fELF":
+        raise ValueError(f"{path}: not an ELF file")
+    is64 = data[4] == 2
+    end = "<" if data[5] == 1 else ">"
+    if is64:
+        phoff, = struct.unpack_from(end + "Q", data, 0x20)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x36)
+    else:
+        phoff, = struct.unpack_from(end + "I", data, 0x1C)
+        phentsize, phnum = struct.unpack_from(end + "HH", data, 0x2A)
+    aligns = []
+    for i in range(phnum):
+        off = phoff + i * phentsize
+        p_type, = struct.unpack_from(end + "I", data, off)
+        if p_type != 1:  # PT_LOAD
+            continue
+        align, = struct.unpack_from(end + ("Q" if is64 else "I"), data, off + (0x30 if is64 else 0x1C))
+        aligns.append(align)
+    return aligns
+
+
+def misaligned(path):
+    """None when every LOAD segment is 16 KB aligned, else a sentence saying what is wrong."""
+    aligns = load_alignments(path)
+    if not aligns:
+        return f"{path}: no LOAD segment"
+    low = [a for a in aligns if a < PAGE_16K]
+    if low:
+        return (f"{path}: LOAD segments aligned to {min(low)} bytes, below 16 KB "
+                "(link with -Wl,-z,max-page-size=16384; scripts/build-android.sh does)")
+    return None
+
+
+def pom_versions():
+    """The binding's version and its dependencies' from bindings/kotlin/pom.xml."""
+    pom = (KOTLIN / "pom.xml").read_text()
+    props = dict(re.findall(r"<([\w.]+)>([^<]+)</\1>", pom.split("<dependencies>")[0]))
+    version = re.search(r"<artifactId>gw-kotlin</artifactId>\s*<version>([^<]+)</version>", pom).group(1)
+    return version, props
+
+
+def aar_pom(version, props):
+    deps = [
+        ("net.java.dev.jna", "jna", props["jna.version"], "aar"),
+        ("org.jetbrains.kotlin", "kotlin-stdlib", props["kotlin.stdlib.version"], None),
+        ("org.jetbrains.kotlinx", "kotlinx-coroutines-core-jvm", props["coroutines.version"], None),
+        ("org.jetbrains.kotlinx", "kotlinx-serialization-json-jvm", props["serialization.version"], None),
+    ]
+    lines = "".join(
+        f"""    <dependency>
+      <groupId>{g}</groupId>
+      <artifactId>{a}</artifactId>
+      <version>{v}</version>
+{f"      <type>{t}</type>" + chr(10) if t else ""}      <scope>compile</scope>
+    </dependency>
+""" for g, a, v, t in deps)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<!-- gw-kotlin for Android: the same classes as gw-kotlin, libgw.so per ABI, and JNA as its
+     AAR (libjnidispatch.so for Android ABIs) instead of the desktop jar. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.gw</groupId>
+  <artifactId>gw-kotlin-android</artifactId>
+  <version>{version}</version>
+  <packaging>aar</packaging>
+  <dependencies>
+{lines}  </dependencies>
+</project>
+"""
+
+
+def classes_jar(classes_dir):
+    """classes.jar's entries: the binding's classes and Kotlin module files, no native library."""
+    root = Path(classes_dir)
+    if not (root / "dev" / "gw" / "GwClient.class").is_file():
+        raise SystemExit(f"android_aar: {root} holds no compiled binding (run mvn compile in bindings/kotlin)")
+    for f in sorted(root.rglob("*")):
+        rel = f.relative_to(root).as_posix()
+        if f.is_file() and (rel.startswith("dev/") or (rel.startswith("META-INF/") and rel.endswith(".kotlin_module"))):
+            yield rel, f.read_bytes()
+
+
+def assemble(jnilibs, classes_dir, out):
+    jni = Path(jnilibs)
+    libs = sorted(p for p in jni.glob("*/libgw.so"))
+    if not libs:
+        raise SystemExit(f"android_aar: no <abi>/libgw.so under {jni}")
+    problems = [f"{p}: unknown ABI folder {p.parent.name}" for p in libs if p.parent.name not in ABIS]
+    problems += [m for m in map(misaligned, libs) if m]
+    if problems:
+        raise SystemExit("android_aar: " + "\n".join(problems))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    here = KOTLIN / "android"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as jar:
+        for name, data in classes_jar(classes_dir):
+            jar.writestr(name, data)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as aar:
+        aar.write(here / "AndroidManifest.xml", "AndroidManifest.xml")
+        aar.writestr("classes.jar", buf.getvalue())
+        aar.write(here / "consumer-rules.pro", "proguard.txt")
+        aar.writestr("R.txt", "")
+        for lib in libs:
+            # Stored, not deflated: the app's packager then keeps it page-aligned and uncompressed.
+            aar.write(lib, f"jni/{lib.parent.name}/libgw.so", compress_type=zipfile.ZIP_STORED)
+    version, props = pom_versions()
+    out.with_suffix(".pom").write_text(aar_pom(version, props))
+    print(f"android_aar: {out} ({', '.join(p.parent.name for p in libs)}) and {out.with_suffix('.pom')}")
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "check-align":
+        bad = [m for m in map(misaligned, argv[1:]) if m]
+        for m in bad:
+            print(m, file=sys.stderr)
+        return 1 if bad else 0
+    if len(argv) == 4 and argv[0] == "assemble":
+        assemble(*argv[1:])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
