@@ -12,6 +12,7 @@ import kotlin.time.Duration
  * [errorMessage] come from the error JSON `{"error":{"message","type","code","status"}}`,
  * [error] is that whole `error` object (or, for [Vendor], the vendor's own body), and
  * [response] describes the HTTP exchange when there was one. Messages never hold the key.
+ * A RuntimeException: Java code catches it around the blocking verbs, which declare nothing.
  */
 sealed class GwException(
     val status: Int,
@@ -20,7 +21,7 @@ sealed class GwException(
     val code: String?,
     val error: JsonObject?,
     val response: ResponseMeta?,
-) : Exception(describe(status, errorMessage, type, code, response)) {
+) : RuntimeException(describe(status, errorMessage, type, code, response)) {
 
     /** Bad input: invalid JSON, a broken documented limit, a bad option. Nothing was sent. */
     class InvalidArgument internal constructor(message: String, e: ErrorParts = ErrorParts()) :
