@@ -216,14 +216,13 @@ fn conformance_corpus() {
             match run_case(&mock, &case) {
                 Err(why) => Outcome::Fail(why),
                 Ok(ran) => {
-                    let sent = mock.request_count() - ran.setup_requests;
-                    let last_body = mock.requests().last().and_then(|r| r.json.clone());
-                    let last_query = mock.requests().last().and_then(|r| r.query.clone());
-                    let last_headers = mock
-                        .requests()
-                        .last()
-                        .map(|r| r.headers.clone())
-                        .unwrap_or_default();
+                    // One read of the recordings (each read copies them all).
+                    let recorded = mock.requests();
+                    let sent = recorded.len() - ran.setup_requests;
+                    let last = recorded.last();
+                    let last_body = last.and_then(|r| r.json.as_ref());
+                    let last_query = last.and_then(|r| r.query.as_deref());
+                    let last_headers = last.map_or(&[][..], |r| r.headers.as_slice());
                     conformance_support::check(
                         &case,
                         &conformance_support::Observed {
@@ -235,9 +234,9 @@ fn conformance_corpus() {
                             meta_text: &ran.meta_text,
                             cancel_to_return_ms: ran.cancel_to_return_ms,
                             sent,
-                            last_body: last_body.as_ref(),
-                            last_query: last_query.as_deref(),
-                            last_headers: &last_headers,
+                            last_body,
+                            last_query,
+                            last_headers,
                         },
                     )
                 }
