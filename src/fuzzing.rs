@@ -194,6 +194,17 @@ pub fn validation(data: &[u8]) {
     }
 }
 
+/// Run by the fuzz binaries once, before the first input (one thread then).
+/// With `SSL_CERT_FILE` / `SSL_CERT_DIR` set (Debian's bundle and its
+/// directory of ~150 files), every client the options target builds would
+/// read and parse the machine's whole CA store again: three quarters of that
+/// target's time, spent on the same files whatever the input. Trust anchors
+/// from the input (`ca_pem`) are still parsed.
+pub fn forget_machine_ca_store() {
+    std::env::remove_var("SSL_CERT_FILE");
+    std::env::remove_var("SSL_CERT_DIR");
+}
+
 /// A client to derive from (no network is touched).
 fn base_client() -> &'static Client {
     static BASE: OnceLock<Client> = OnceLock::new();
@@ -297,8 +308,9 @@ pub fn multipart(data: &[u8]) {
     let parts = &parts[1..parts.len() - 1];
     let texts = fields.as_object().map_or(0, |m| m.len());
     assert_eq!(parts.len(), texts + files.len(), "every part once");
+    let head_end = memchr::memmem::Finder::new(b"\r\n\r\n");
     for (part, file) in parts[texts..].iter().zip(&files) {
-        let at = find(part, b"\r\n\r\n").expect("a part has a head");
+        let at = head_end.find(part).expect("a part has a head");
         assert_eq!(
             &part[at + 4..],
             file.bytes,
@@ -316,8 +328,10 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 fn split_bytes<'a>(mut hay: &'a [u8], sep: &[u8]) -> Vec<&'a [u8]> {
+    // One finder for all the parts: building it per search was an eighth of the target's time.
+    let finder = memchr::memmem::Finder::new(sep);
     let mut out = Vec::new();
-    while let Some(at) = find(hay, sep) {
+    while let Some(at) = finder.find(hay) {
         out.push(&hay[..at]);
         hay = &hay[at + sep.len()..];
     }
