@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -289,46 +289,31 @@ impl<'de> Deserialize<'de> for TopFields<'de> {
 
 /// Whether `text` is one JSON object holding every field of `fields` (checked
 /// in one pass, values skipped, nothing allocated). False also for invalid JSON,
-/// and for what only the full parse can judge (a `\u` escape in a value, deep
-/// nesting: see `Skip`), so the caller's full parse gives the one answer.
+/// and for what only the full parse can judge (a `\u` escape, an escaped key,
+/// deep nesting: see `Cursor`), so the caller's full parse gives the one answer.
 pub(crate) fn object_has_fields(text: &str, fields: &[&str]) -> bool {
-    // Under arbitrary_precision a bare number reads as a map: only objects come here.
-    if !text.trim_start().starts_with('{') || fields.len() > 64 {
+    if fields.len() > 64 {
         return false;
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let found = FieldsSeed { fields }.deserialize(&mut de);
-    matches!(found, Ok(seen) if seen.count_ones() as usize == fields.len()) && de.end().is_ok()
+    let mut cursor = Cursor::new(text);
+    matches!(fields_seen(&mut cursor, fields), Some(seen) if seen.count_ones() as usize == fields.len())
+        && cursor.at_end()
 }
 
-/// Finds which of `fields` an object has: bit i set for `fields[i]`.
-struct FieldsSeed<'f> {
-    fields: &'f [&'f str],
-}
-
-impl<'de> DeserializeSeed<'de> for FieldsSeed<'_> {
-    type Value = u64;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FieldsSeed<'_> {
-    type Value = u64;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
-        let mut seen = 0u64;
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            if let Some(i) = self.fields.iter().position(|f| *f == key) {
-                seen |= 1 << i;
-            }
-            map.next_value::<Skip>()?;
+/// Which of `fields` the object at the cursor has: bit i set for `fields[i]`.
+fn fields_seen(cursor: &mut Cursor<'_>, fields: &[&str]) -> Option<u64> {
+    cursor.expect(b'{')?;
+    let mut seen = 0u64;
+    let mut more = cursor.opens_members(b'}');
+    while more {
+        let key = cursor.key()?;
+        if let Some(i) = fields.iter().position(|f| *f == key) {
+            seen |= 1 << i;
         }
-        Ok(seen)
+        cursor.skip_value()?;
+        more = cursor.after_member(b'}')?;
     }
+    Some(seen)
 }
 
 /// The `type` and `delta` of a Responses event; other fields are skipped (as
@@ -765,7 +750,8 @@ mod tests {
             r#" {"id":"x","n":[1,{"a":2}],"choices":[]}"#,
             &fields
         ));
-        assert!(object_has_fields(
+        // An escaped key is left to the full parse.
+        assert!(!object_has_fields(
             r#"{"choices":null,"i\u0064":1}"#,
             &fields
         ));
