@@ -379,10 +379,13 @@ impl Call<'_, '_> {
             .uri(&full_url)
             .header(http::header::ACCEPT, accept);
         if let Some(Auth::Bearer) = auth {
-            builder = builder.header(
-                http::header::AUTHORIZATION,
-                format!("Bearer {}", self.api_key),
-            );
+            builder = match &self.bearer {
+                Some(value) => builder.header(http::header::AUTHORIZATION, value.clone()),
+                None => builder.header(
+                    http::header::AUTHORIZATION,
+                    format!("Bearer {}", self.api_key),
+                ),
+            };
         }
         // No auth means a hop off the base origin: none of the caller's headers go there.
         if auth.is_some() {
