@@ -19,10 +19,10 @@ export CARGO_NET_OFFLINE := true
 endif
 
 TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install test-go test-cpp \
-               test-kotlin test-swift test-conformance test-dist
+               test-kotlin test-swift test-conformance test-dist test-instructions
 SUITE := scripts/run-suite.sh
 
-.PHONY: all build tools dist demo test bench bench-go bench-kotlin bench-swift $(TEST_SUITES) \
+.PHONY: all build tools dist demo test bench bench-go bench-kotlin bench-swift bench-instructions $(TEST_SUITES) \
         conformance fuzz install vendor clean
 
 all: build
@@ -57,6 +57,15 @@ vendor:
 bench: build
 	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench
+
+# User-space instructions per plain call, stream event, 1 MiB text chat and 5 MiB image chat
+# (callgrind, marginal) against bench/instructions-baseline.txt: fails when a figure is more
+# than 5% above its baseline (scripts/bench-instructions.sh). Also a suite of `make test`.
+bench-instructions: build
+	scripts/bench-instructions.sh
+
+test-instructions: tools build
+	$(SUITE) $@ scripts/bench-instructions.sh
 
 # cargo-fuzz targets of fuzz/, each for FUZZ_SECONDS (default 60), one at a time
 # (scripts/fuzz.sh). Not part of `make test`: test-rust replays their corpora instead.

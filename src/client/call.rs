@@ -8,7 +8,7 @@ use std::ops::Deref;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
-use ureq::http::{self, HeaderValue, Response};
+use ureq::http::{self, HeaderName, HeaderValue, Response};
 use ureq::Body;
 
 use crate::api::multipart::EncodedForm;
@@ -374,23 +374,32 @@ impl Call<'_, '_> {
             }
             _ => url.to_string(),
         };
-        let mut builder = http::Request::builder()
-            .method(method.as_str())
-            .uri(&full_url)
-            .header(http::header::ACCEPT, accept);
+        // The head is built in place: the builder moves the whole request through
+        // each header it adds, which cost more than the rest of the head together.
+        let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
+        let mut head = http::Request::new(());
+        *head.method_mut() =
+            http::Method::from_bytes(method.as_str().as_bytes()).map_err(|e| invalid(e.into()))?;
+        *head.uri_mut() = full_url
+            .parse::<http::Uri>()
+            .map_err(|e| invalid(e.into()))?;
+        let headers = head.headers_mut();
+        let value = |text: &str| HeaderValue::from_str(text).map_err(|e| invalid(e.into()));
+        headers.append(http::header::ACCEPT, value(accept)?);
         if let Some(Auth::Bearer) = auth {
-            builder = builder.header(
-                http::header::AUTHORIZATION,
-                format!("Bearer {}", self.api_key),
-            );
+            let bearer = match &self.bearer {
+                Some(bearer) => bearer.clone(),
+                None => value(&format!("Bearer {}", self.api_key))?,
+            };
+            headers.append(http::header::AUTHORIZATION, bearer);
         }
         // No auth means a hop off the base origin: none of the caller's headers go there.
         if auth.is_some() {
             for (name, value) in &self.extra_headers {
-                builder = builder.header(name, value);
+                headers.append(name.clone(), value.clone());
             }
             if let (Method::Post, Some(key)) = (method, &self.tally.key) {
-                builder = builder.header("idempotency-key", key);
+                headers.append(HeaderName::from_static("idempotency-key"), key.clone());
             }
         }
         let remaining = match self.deadline {
@@ -401,41 +410,45 @@ impl Call<'_, '_> {
             ),
             None => None,
         };
-        let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
         // Waiting for the head is bounded by first_byte_timeout_ms, not by the read idle.
         crate::net::cancel::set_read_idle(None);
         let result = match body {
             Some((content_type, payload)) => {
-                let builder = builder.header(http::header::CONTENT_TYPE, content_type);
+                head.headers_mut()
+                    .append(http::header::CONTENT_TYPE, value(content_type)?);
                 match payload {
                     Payload::Pieces(&[bytes]) if bytes.len() < DIRECT_MIN => {
-                        self.run_request(builder.body(bytes).map_err(invalid)?, remaining)
+                        self.run_request(head.map(|()| bytes), remaining)
                     }
                     Payload::Pieces(pieces) => {
                         // Written to the socket from where the pieces are (net/direct_body.rs),
                         // or copied where TLS must encrypt them.
                         let _lease = Lease::new(pieces);
                         let mut reader = BodyReader::new(pieces);
-                        let request = builder
-                            .header(http::header::CONTENT_LENGTH, reader.len())
-                            .body(ureq::SendBody::from_reader(&mut reader))
-                            .map_err(invalid)?;
-                        self.run_request(request, remaining)
+                        head.headers_mut().append(
+                            http::header::CONTENT_LENGTH,
+                            HeaderValue::from(reader.len()),
+                        );
+                        self.run_request(
+                            head.map(|()| ureq::SendBody::from_reader(&mut reader)),
+                            remaining,
+                        )
                     }
                     Payload::Form(form) => {
                         // A fresh reader per attempt and hop: each sends the whole body.
                         // The Content-Length given here makes ureq send the reader's
                         // bytes length-delimited, not chunked.
                         let mut reader = form.reader();
-                        let request = builder
-                            .header(http::header::CONTENT_LENGTH, form.len())
-                            .body(ureq::SendBody::from_reader(&mut reader))
-                            .map_err(invalid)?;
-                        self.run_request(request, remaining)
+                        head.headers_mut()
+                            .append(http::header::CONTENT_LENGTH, HeaderValue::from(form.len()));
+                        self.run_request(
+                            head.map(|()| ureq::SendBody::from_reader(&mut reader)),
+                            remaining,
+                        )
                     }
                 }
             }
-            None => self.run_request(builder.body(()).map_err(invalid)?, remaining),
+            None => self.run_request(head, remaining),
         };
         // The head is in (or the attempt is over): from here every read of the body or
         // stream may be silent for read_timeout_ms at most.

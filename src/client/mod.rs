@@ -53,6 +53,9 @@ pub struct ClientInner {
     options: Options,
     base: BaseUrl,
     api_key: String,
+    /// `Bearer <api_key>`, made once (marked sensitive, so http never shows it);
+    /// None when the key is not header-safe, which the call then reports.
+    bearer: Option<HeaderValue>,
     agent: Agent,
     route: Route,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
@@ -108,6 +111,7 @@ impl Client {
             inner: Arc::new(ClientInner {
                 options,
                 base,
+                bearer: bearer_header(&api_key),
                 api_key,
                 agent,
                 route,
@@ -194,6 +198,7 @@ impl Client {
             inner: Arc::new(ClientInner {
                 options,
                 base,
+                bearer: bearer_header(&api_key),
                 api_key,
                 // One pool for every handle: ureq keys pooled connections by origin (and
                 // proxy), so another base_url's calls get connections of their own.
@@ -305,6 +310,12 @@ impl Client {
 
 /// A key gw can send: non-empty, no surrounding whitespace, header-safe. The error
 /// says what is wrong without saying what the key is.
+fn bearer_header(api_key: &str) -> Option<HeaderValue> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {api_key}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
 fn check_api_key(api_key: &str) -> Result<(), Error> {
     if api_key.is_empty() {
         return Err(Error::invalid_param("api_key", "api_key is empty"));

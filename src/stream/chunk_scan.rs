@@ -10,9 +10,11 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+
+use crate::stream::json_cursor::{decode_into, Cursor, RawStr};
 
 /// The texts one event carries, per choice, in choice order. The strings are
 /// kept from event to event so their capacity is reused.
@@ -89,6 +91,126 @@ pub(crate) struct ChatScan {
     pub(crate) choices: Vec<u64>,
     /// What the chunk adds to the assembled answer's size (as `text_bytes`).
     pub(crate) retained: usize,
+    /// The decoded text of a content string with escapes (kept: its capacity
+    /// is reused from event to event).
+    decoded: String,
+    /// Where the content string of the chunk being scanned is (its text between
+    /// the quotes, as byte offsets), while there is exactly one.
+    content_span: ContentSpan,
+    /// The last simple chunk with one choice and one content string, when the
+    /// chunks since were all read the fast way (`Shape`).
+    shape: Option<Shape>,
+}
+
+#[derive(Default, Clone, Copy, PartialEq)]
+enum ContentSpan {
+    #[default]
+    None,
+    One(usize, usize),
+    Several,
+}
+
+/// A chunk's bytes around its content string. Within a stream the chunks of a
+/// long answer differ only in that string (same id, model, index, nulls), so a
+/// chunk with the same bytes before and after a valid string reads exactly as
+/// the last one did but for its text: the reader's state after the same bytes
+/// is the same, and `Cursor::string` ending right where the same suffix starts
+/// shows the middle is one string token. Checking that is two compares and one
+/// string scan, against a full scan of every field.
+struct Shape {
+    /// The whole text of the chunk the shape was taken from.
+    text: String,
+    /// `text[..prefix]` ends with the content string's opening quote.
+    prefix: usize,
+    /// `text[suffix..]` starts with its closing quote.
+    suffix: usize,
+    choice: u64,
+    /// `retained` less what the content string adds.
+    retained_rest: usize,
+    /// Taken in `ChatMode::Assembling`: its verdict on the other fields holds for
+    /// the same `top` only, so the driver drops the shape whenever a chunk is
+    /// read the general way (the only way `top` changes).
+    assembling: bool,
+}
+
+impl ChatScan {
+    /// Forgets the last chunk's shape: the driver read a chunk the general way.
+    pub(crate) fn forget_shape(&mut self) {
+        self.shape = None;
+    }
+
+    /// Reads `data` through the last shape. False: it does not fit (nothing set).
+    fn scan_by_shape(&mut self, data: &str, assembling: bool) -> bool {
+        let Some(shape) = &self.shape else {
+            return false;
+        };
+        let (before, after) = (&shape.text[..shape.prefix], &shape.text[shape.suffix..]);
+        if shape.assembling != assembling
+            || data.len() < before.len() + after.len()
+            || !data.starts_with(before)
+            || !data.ends_with(after)
+        {
+            return false;
+        }
+        let mut cursor = Cursor::at(data, before.len() - 1);
+        let Some(raw) = cursor.string() else {
+            return false;
+        };
+        if cursor.offset() != data.len() - after.len() + 1 {
+            return false;
+        }
+        let len = if raw.escaped {
+            self.decoded.clear();
+            if decode_into(&raw, &mut self.decoded).is_none() {
+                return false;
+            }
+            self.decoded.len()
+        } else {
+            raw.inner.len()
+        };
+        let (choice, retained_rest) = (shape.choice, shape.retained_rest);
+        self.retained = retained_rest + "content".len() + len;
+        self.choices.push(choice);
+        if len > 0 {
+            let Ok(index) = usize::try_from(choice) else {
+                return false;
+            };
+            let text = if raw.escaped {
+                &self.decoded
+            } else {
+                raw.inner
+            };
+            self.texts.add(index, text);
+        }
+        true
+    }
+
+    /// Keeps the shape of a chunk the full scan found simple, when it has one
+    /// choice and one content string.
+    fn keep_shape(&mut self, data: &str, assembling: bool) {
+        let ContentSpan::One(start, end) = self.content_span else {
+            return;
+        };
+        if self.choices.len() != 1 {
+            return;
+        }
+        let text_len = self
+            .texts
+            .len()
+            .checked_sub(1)
+            .map_or(0, |i| self.texts.get(i).1.len());
+        let mut text = self.shape.take().map(|s| s.text).unwrap_or_default();
+        text.clear();
+        text.push_str(data);
+        self.shape = Some(Shape {
+            text,
+            prefix: start,
+            suffix: end,
+            choice: self.choices[0],
+            retained_rest: self.retained - "content".len() - text_len,
+            assembling,
+        });
+    }
 }
 
 /// How strict a chat scan is.
@@ -107,9 +229,22 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.texts.clear();
     out.choices.clear();
     out.retained = 0;
-    let mut de = serde_json::Deserializer::from_str(data);
-    let seed = ChunkSeed { mode, out };
-    matches!(seed.deserialize(&mut de), Ok(true)) && de.end().is_ok()
+    let assembling = matches!(mode, ChatMode::Assembling { .. });
+    if out.scan_by_shape(data, assembling) {
+        return true;
+    }
+    out.texts.clear();
+    out.choices.clear();
+    out.retained = 0;
+    out.content_span = ContentSpan::None;
+    let mut cursor = Cursor::new(data);
+    let simple = matches!(scan_chunk(&mut cursor, mode, out), Some(true)) && cursor.at_end();
+    if simple {
+        out.keep_shape(data, assembling);
+    } else {
+        out.shape = None;
+    }
+    simple
 }
 
 /// Records the raw JSON of `data`'s non-null top-level fields (but `choices`
@@ -154,46 +289,31 @@ impl<'de> Deserialize<'de> for TopFields<'de> {
 
 /// Whether `text` is one JSON object holding every field of `fields` (checked
 /// in one pass, values skipped, nothing allocated). False also for invalid JSON,
-/// and for what only the full parse can judge (a `\u` escape in a value, deep
-/// nesting: see `Skip`), so the caller's full parse gives the one answer.
+/// and for what only the full parse can judge (a `\u` escape, an escaped key,
+/// deep nesting: see `Cursor`), so the caller's full parse gives the one answer.
 pub(crate) fn object_has_fields(text: &str, fields: &[&str]) -> bool {
-    // Under arbitrary_precision a bare number reads as a map: only objects come here.
-    if !text.trim_start().starts_with('{') || fields.len() > 64 {
+    if fields.len() > 64 {
         return false;
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let found = FieldsSeed { fields }.deserialize(&mut de);
-    matches!(found, Ok(seen) if seen.count_ones() as usize == fields.len()) && de.end().is_ok()
+    let mut cursor = Cursor::new(text);
+    matches!(fields_seen(&mut cursor, fields), Some(seen) if seen.count_ones() as usize == fields.len())
+        && cursor.at_end()
 }
 
-/// Finds which of `fields` an object has: bit i set for `fields[i]`.
-struct FieldsSeed<'f> {
-    fields: &'f [&'f str],
-}
-
-impl<'de> DeserializeSeed<'de> for FieldsSeed<'_> {
-    type Value = u64;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FieldsSeed<'_> {
-    type Value = u64;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
-        let mut seen = 0u64;
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            if let Some(i) = self.fields.iter().position(|f| *f == key) {
-                seen |= 1 << i;
-            }
-            map.next_value::<Skip>()?;
+/// Which of `fields` the object at the cursor has: bit i set for `fields[i]`.
+fn fields_seen(cursor: &mut Cursor<'_>, fields: &[&str]) -> Option<u64> {
+    cursor.expect(b'{')?;
+    let mut seen = 0u64;
+    let mut more = cursor.opens_members(b'}');
+    while more {
+        let key = cursor.key()?;
+        if let Some(i) = fields.iter().position(|f| *f == key) {
+            seen |= 1 << i;
         }
-        Ok(seen)
+        cursor.skip_value()?;
+        more = cursor.after_member(b'}')?;
     }
+    Some(seen)
 }
 
 /// The `type` and `delta` of a Responses event; other fields are skipped (as
@@ -322,228 +442,163 @@ fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// Whether a field's value is JSON `null` (which merges as nothing).
-struct IsNull(bool);
-
-impl<'de> Deserialize<'de> for IsNull {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Option::<Skip>::deserialize(d).map(|v| IsNull(v.is_none()))
-    }
-}
-
-/// The chunk object. Ok(false): understood, but not simple.
-struct ChunkSeed<'m, 'o> {
-    mode: &'m ChatMode<'m>,
-    out: &'o mut ChatScan,
-}
-
-impl<'de> DeserializeSeed<'de> for ChunkSeed<'_, '_> {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ChunkSeed<'_, '_> {
-    type Value = bool;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a chat.completion.chunk object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut has_choices = false;
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            match (&*key, self.mode) {
-                // A repeated `choices`: a JSON tree keeps the last one; the general
-                // way says what that means.
-                ("choices", _) if has_choices => return Ok(false),
-                ("choices", _) => {
-                    has_choices = true;
-                    let seed = ChoicesSeed {
-                        strict: matches!(self.mode, ChatMode::Assembling { .. }),
-                        out: &mut *self.out,
-                    };
-                    if !map.next_value_seed(seed)? {
-                        return Ok(false);
-                    }
+/// The chunk object. Some(false): understood, but not simple; None: not read
+/// (what serde_json refuses, or what the general way must judge).
+fn scan_chunk(cursor: &mut Cursor<'_>, mode: &ChatMode<'_>, out: &mut ChatScan) -> Option<bool> {
+    cursor.expect(b'{')?;
+    let mut has_choices = false;
+    let mut more = cursor.opens_members(b'}');
+    while more {
+        let key = cursor.key()?;
+        match (key, mode) {
+            // A repeated `choices`: a JSON tree keeps the last one; the general
+            // way says what that means.
+            ("choices", _) if has_choices => return Some(false),
+            ("choices", _) => {
+                has_choices = true;
+                let strict = matches!(mode, ChatMode::Assembling { .. });
+                if !scan_choices(cursor, strict, out)? {
+                    return Some(false);
                 }
-                // An error object, or a chunk to assemble the general way.
-                ("error", _) => return Ok(false),
-                ("object", _) | (_, ChatMode::TextsOnly) => {
-                    map.next_value::<Skip>()?;
-                }
-                (key, ChatMode::Assembling { top }) => {
-                    let raw: &RawValue = map.next_value()?;
-                    let same = top.iter().any(|(k, v)| k == key && v == raw.get());
-                    if !same && raw.get() != "null" {
-                        return Ok(false);
-                    }
+            }
+            // An error object, or a chunk to assemble the general way.
+            ("error", _) => return Some(false),
+            ("object", _) | (_, ChatMode::TextsOnly) => {
+                cursor.skip_value()?;
+            }
+            (key, ChatMode::Assembling { top }) => {
+                // Compared as written: the same text as a value merged before
+                // changes nothing (so a `\u` in it is no news either).
+                let raw = cursor.skip_raw()?;
+                let same = top.iter().any(|(k, v)| k == key && v == raw);
+                if !same && raw != "null" {
+                    return Some(false);
                 }
             }
         }
-        // A chunk without choices (usage only, keep-alive objects) is rare: general way.
-        Ok(has_choices)
+        more = cursor.after_member(b'}')?;
     }
+    // A chunk without choices (usage only, keep-alive objects) is rare: general way.
+    Some(has_choices)
 }
 
-struct ChoicesSeed<'o> {
-    strict: bool,
-    out: &'o mut ChatScan,
-}
-
-impl<'de> DeserializeSeed<'de> for ChoicesSeed<'_> {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ChoicesSeed<'_> {
-    type Value = bool;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of choices")
-    }
-
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<bool, S::Error> {
-        loop {
-            let seed = ChoiceSeed {
-                strict: self.strict,
-                out: &mut *self.out,
-            };
-            match seq.next_element_seed(seed)? {
-                None => break,
-                Some(false) => return Ok(false),
-                Some(true) => {}
-            }
+fn scan_choices(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Option<bool> {
+    cursor.expect(b'[')?;
+    let mut more = cursor.opens_members(b']');
+    while more {
+        if !scan_choice(cursor, strict, out)? {
+            return Some(false);
         }
-        self.out.texts.sort();
-        Ok(true)
+        more = cursor.after_member(b']')?;
     }
+    out.texts.sort();
+    Some(true)
 }
 
-struct ChoiceSeed<'o> {
-    strict: bool,
-    out: &'o mut ChatScan,
-}
-
-impl<'de> DeserializeSeed<'de> for ChoiceSeed<'_> {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ChoiceSeed<'_> {
-    type Value = bool;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a choice object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut index = 0u64;
-        let mut content: Option<Text<'de>> = None;
-        // The fields read, each once: a repeated one (a tree keeps the last) is
-        // left to the general way.
-        let mut seen = 0u8;
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            let bit = match &*key {
-                "index" => 1,
-                "delta" => 2,
-                "finish_reason" => 4,
-                "logprobs" => 8,
-                _ => 0,
-            };
-            if seen & bit != 0 {
-                return Ok(false);
-            }
-            seen |= bit;
-            match &*key {
-                "index" => index = map.next_value()?,
-                "delta" => {
-                    let delta: DeltaScan<'de> = map.next_value_seed(DeltaSeed {
-                        strict: self.strict,
-                    })?;
-                    match delta {
-                        DeltaScan::NotSimple => return Ok(false),
-                        DeltaScan::Simple { text, retained } => {
-                            self.out.retained += retained;
-                            content = text;
-                        }
-                    }
+fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Option<bool> {
+    cursor.expect(b'{')?;
+    let mut index = 0u64;
+    let mut content: Option<RawStr<'_>> = None;
+    // The fields read, each once: a repeated one (a tree keeps the last) is
+    // left to the general way.
+    let mut seen = 0u8;
+    let mut more = cursor.opens_members(b'}');
+    while more {
+        let key = cursor.key()?;
+        let bit = match key {
+            "index" => 1,
+            "delta" => 2,
+            "finish_reason" => 4,
+            "logprobs" => 8,
+            _ => 0,
+        };
+        if seen & bit != 0 {
+            return Some(false);
+        }
+        seen |= bit;
+        match key {
+            "index" => index = cursor.index()?,
+            "delta" => match scan_delta(cursor, strict, out)? {
+                DeltaScan::NotSimple => return Some(false),
+                DeltaScan::Simple(text) => content = text,
+            },
+            // As the general way counts them (`text_bytes` of null).
+            "finish_reason" | "logprobs" if strict => {
+                if !cursor.null() {
+                    return Some(false);
                 }
-                // As the general way counts them (`text_bytes` of null).
-                "finish_reason" | "logprobs" if self.strict => {
-                    if !map.next_value::<IsNull>()?.0 {
-                        return Ok(false);
-                    }
-                    if &*key == "logprobs" {
-                        self.out.retained += 8;
-                    }
-                }
-                _ if self.strict => return Ok(false),
-                _ => {
-                    map.next_value::<Skip>()?;
+                if key == "logprobs" {
+                    out.retained += 8;
                 }
             }
+            _ if strict => return Some(false),
+            _ => {
+                cursor.skip_value()?;
+            }
         }
-        self.out.choices.push(index);
-        if let Some(Text(piece)) = content.filter(|t| !t.0.is_empty()) {
-            let Ok(choice) = usize::try_from(index) else {
-                return Ok(false);
-            };
-            self.out.texts.add(choice, &piece);
-        }
-        Ok(true)
+        more = cursor.after_member(b'}')?;
     }
+    out.choices.push(index);
+    if let Some(raw) = content.filter(|raw| !raw.inner.is_empty()) {
+        let choice = usize::try_from(index).ok()?;
+        // scan_delta decoded an escaped text into `decoded`.
+        let text = if raw.escaped { &out.decoded } else { raw.inner };
+        out.texts.add(choice, text);
+    }
+    Some(true)
 }
 
-enum DeltaScan<'de> {
-    Simple {
-        text: Option<Text<'de>>,
-        retained: usize,
-    },
+enum DeltaScan<'a> {
+    /// Its content: None when absent or null.
+    Simple(Option<RawStr<'a>>),
     NotSimple,
 }
 
-struct DeltaSeed {
+fn scan_delta<'a>(
+    cursor: &mut Cursor<'a>,
     strict: bool,
-}
-
-impl<'de> DeserializeSeed<'de> for DeltaSeed {
-    type Value = DeltaScan<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for DeltaSeed {
-    type Value = DeltaScan<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a delta object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut text = None;
-        let mut retained = 0;
-        let mut has_content = false;
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            match &*key {
-                "content" if has_content => return Ok(DeltaScan::NotSimple),
-                "content" => {
-                    has_content = true;
-                    let value: Option<Text<'de>> = map.next_value()?;
-                    // As `text_bytes` counts the delta: key, then the string (null: 8).
-                    retained += key.len() + value.as_ref().map_or(8, |t| t.0.len());
-                    text = value;
-                }
-                _ if self.strict => return Ok(DeltaScan::NotSimple),
-                _ => {
-                    map.next_value::<Skip>()?;
-                }
+    out: &mut ChatScan,
+) -> Option<DeltaScan<'a>> {
+    cursor.expect(b'{')?;
+    let mut text = None;
+    let mut has_content = false;
+    let mut more = cursor.opens_members(b'}');
+    while more {
+        let key = cursor.key()?;
+        match key {
+            "content" if has_content => return Some(DeltaScan::NotSimple),
+            "content" => {
+                has_content = true;
+                // As `text_bytes` counts the delta: key, then the string (null: 8).
+                let len = if cursor.null() {
+                    8
+                } else {
+                    let start = cursor.offset_of_next() + 1;
+                    let raw = cursor.string()?;
+                    out.content_span = match out.content_span {
+                        ContentSpan::None => ContentSpan::One(start, cursor.offset() - 1),
+                        _ => ContentSpan::Several,
+                    };
+                    let len = if raw.escaped {
+                        out.decoded.clear();
+                        decode_into(&raw, &mut out.decoded)?;
+                        out.decoded.len()
+                    } else {
+                        raw.inner.len()
+                    };
+                    text = Some(raw);
+                    len
+                };
+                out.retained += key.len() + len;
+            }
+            _ if strict => return Some(DeltaScan::NotSimple),
+            _ => {
+                cursor.skip_value()?;
             }
         }
-        Ok(DeltaScan::Simple { text, retained })
+        more = cursor.after_member(b'}')?;
     }
+    Some(DeltaScan::Simple(text))
 }
 
 #[cfg(test)]
@@ -594,6 +649,87 @@ mod tests {
         }
     }
 
+    /// What one scan of `data` gives: (simple, texts, choices, retained).
+    type Scanned = (bool, Vec<(usize, String)>, Vec<u64>, usize);
+
+    fn scanned(scan: &mut ChatScan, data: &str, mode: &ChatMode<'_>) -> Scanned {
+        let simple = scan_chat(data, mode, scan);
+        (simple, texts(scan), scan.choices.clone(), scan.retained)
+    }
+
+    /// `data` read after `before` (so through its shape when it fits) gives what a
+    /// fresh scan of `data` gives.
+    fn same_as_fresh(before: &str, data: &str, mode: &ChatMode<'_>) -> Scanned {
+        let mut warm = ChatScan::default();
+        scan_chat(before, mode, &mut warm);
+        let got = scanned(&mut warm, data, mode);
+        assert_eq!(got, scanned(&mut ChatScan::default(), data, mode), "{data}");
+        got
+    }
+
+    fn merged(model: &str) -> Vec<(String, String)> {
+        [("id", "\"c1\""), ("created", "1"), ("model", model)]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_chunk_of_the_last_shape_reads_as_a_full_scan_would() {
+        let top = merged("\"m\"");
+        let assembling = ChatMode::Assembling { top: &top };
+        let with = |text: &str| CHUNK.replace(r"Hel\nlo", text);
+        for mode in [&ChatMode::TextsOnly, &assembling] {
+            for text in [
+                "word ",
+                "",
+                r#"a\"b\\c\n"#,
+                r"\u00e9\ud83d\ude00",
+                "\u{e9}t\u{e9}",
+            ] {
+                let (simple, ..) = same_as_fresh(CHUNK, &with(text), mode);
+                assert!(simple, "{text}");
+            }
+            // A quote in the middle makes another structure with the same ends.
+            let two = with(r#"a"}},{"index":1,"delta":{"content":"b"#);
+            let (simple, texts, ..) = same_as_fresh(CHUNK, &two, mode);
+            if simple {
+                assert_eq!(texts, [(0, "a".into()), (1, "b".into())]);
+            }
+            // What serde_json refuses is refused through a shape too.
+            for bad in [r"\ud800", "a\u{1}b", r"\x"] {
+                let (simple, ..) = same_as_fresh(CHUNK, &with(bad), mode);
+                assert!(!simple, "{bad}");
+            }
+        }
+        // A shape taken while only texts mattered says nothing of the other fields.
+        let mut scan = ChatScan::default();
+        assert!(scan_chat(CHUNK, &ChatMode::TextsOnly, &mut scan));
+        let renamed = CHUNK.replace("\"m\"", "\"m2\"");
+        assert!(!scan_chat(&renamed, &assembling, &mut scan));
+    }
+
+    #[test]
+    fn a_forgotten_shape_is_not_used() {
+        let top = merged("\"m\"");
+        let mut scan = ChatScan::default();
+        assert!(scan_chat(
+            CHUNK,
+            &ChatMode::Assembling { top: &top },
+            &mut scan
+        ));
+        assert!(scan.shape.is_some());
+        scan.forget_shape();
+        assert!(scan.shape.is_none());
+        // With `model` merged as "m2" since, the same bytes are news.
+        let changed = merged("\"m2\"");
+        assert!(!scan_chat(
+            CHUNK,
+            &ChatMode::Assembling { top: &changed },
+            &mut scan
+        ));
+    }
+
     #[test]
     fn broken_json_is_not_simple() {
         let mut scan = ChatScan::default();
@@ -614,7 +750,8 @@ mod tests {
             r#" {"id":"x","n":[1,{"a":2}],"choices":[]}"#,
             &fields
         ));
-        assert!(object_has_fields(
+        // An escaped key is left to the full parse.
+        assert!(!object_has_fields(
             r#"{"choices":null,"i\u0064":1}"#,
             &fields
         ));

@@ -252,6 +252,8 @@ impl<R: BufRead> StreamDriver<R> {
         if fast {
             self.fast += 1;
         } else {
+            // The general way may change the merged fields a shape's verdict rests on.
+            self.scan.forget_shape();
             let value = self.parse_data()?;
             let texts = if self.assemble {
                 self.chat.absorb_text(&value, &self.sse.data)?

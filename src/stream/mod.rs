@@ -7,4 +7,5 @@
 pub(crate) mod chat_assembly;
 pub(crate) mod chunk_scan;
 pub(crate) mod driver;
+pub(crate) mod json_cursor;
 pub mod sse;
