@@ -33,11 +33,12 @@ import android_aar
 out = subprocess.run(["javap", "-p", "-cp", sys.argv[1], "dev.gw.GwAndroid"], check=True,
                      capture_output=True, text=True).stdout
 natives = [l.strip() for l in out.splitlines() if " native " in l]
-assert natives == ["private static native int nativeInit(java.lang.Object);"], \
+shape = [re.fullmatch(r"private static (?:final )?native int (\w+)\(java\.lang\.Object\);", n) for n in natives]
+assert len(shape) == 1 and shape[0], \
     f"GwAndroid's native methods changed: {natives} (update src/android/jni_init.rs and this check)"
 cls = re.search(r"class (\S+)", out).group(1)
 mangle = lambda s: s.replace("_", "_1").replace(".", "_")
-from_kotlin = f"Java_{mangle(cls)}_{mangle('nativeInit')}"
+from_kotlin = f"Java_{mangle(cls)}_{mangle(shape[0].group(1))}"
 rust = open("src/android/jni_init.rs").read()
 from_rust = re.findall(r'#\[no_mangle\]\s*pub extern "system" fn (\w+)<\'local>\(\s*'
                        r'env: EnvUnowned<\'local>,\s*_class: JClass<\'local>,\s*'
