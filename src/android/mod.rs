@@ -4,8 +4,9 @@
 //! first TLS handshake of a client with `"tls_verifier": "platform"`.
 //!
 //! A JNI symbol, not a C ABI function: lib.rs compiles this module for `target_os = "android"`
-//! only and cbindgen.toml keeps it out of include/gw.h. This file is not compiled on this
-//! project's CI (no NDK); jni_init.rs is, by tests/android_jni_glue.rs, against a real JVM.
+//! only and cbindgen.toml keeps it out of include/gw.h. No Android build runs in this
+//! project's CI (no NDK); tests/android_jni_glue.rs compiles these files on Linux, with and
+//! without the feature, against a stand-in of the verifier's init, and calls them from a JVM.
 
 pub(crate) mod jni_init;
 
