@@ -216,8 +216,11 @@ def assemble(jnilibs, classes_dir, out):
             # Stored, not deflated: the app's packager then keeps it page-aligned and uncompressed.
             aar.write(lib, f"jni/{lib.parent.name}/libgw.so", compress_type=zipfile.ZIP_STORED)
     version, props = pom_versions()
-    out.with_suffix(".pom").write_text(aar_pom(version, props, locked_version(VERIFIER_CRATE)))
+    verifier = locked_version(VERIFIER_CRATE)
+    out.with_suffix(".pom").write_text(aar_pom(version, props, verifier))
     print(f"android_aar: {out} ({', '.join(p.parent.name for p in libs)}) and {out.with_suffix('.pom')}")
+    print(f"android_aar: the app's build must list the Maven repository of "
+          f"{VERIFIER_GROUP}:{VERIFIER_ARTIFACT}:{verifier} (not on Maven Central): {VERIFIER_REPOSITORY}")
 
 
 def main(argv):
