@@ -67,6 +67,18 @@ if python3 "$aar_py" check-align "$work/small.so" 2>"$work/why"; then
 fi
 grep -q "below 16 KB" "$work/why" || { echo "android: unclear refusal: $(cat "$work/why")" >&2; exit 1; }
 python3 "$aar_py" check-jni "$work/aligned.so"
+# armeabi-v7a's libraries are 32-bit ELF: the same checks on 32-bit stand-ins (x86's -m32
+# needs no 32-bit libc with -nostdlib).
+if cc -m32 -shared -fPIC -nostdlib -Wl,-z,max-page-size=16384 -o "$work/aligned32.so" "$work/stand_in.c" 2>/dev/null \
+    && cc -m32 -shared -fPIC -nostdlib -Wl,-z,max-page-size=16384 -o "$work/no_jni32.so" "$work/no_jni.c" 2>/dev/null; then
+    python3 "$aar_py" check-align "$work/aligned32.so"
+    python3 "$aar_py" check-jni "$work/aligned32.so"
+    if python3 "$aar_py" check-jni "$work/no_jni32.so" 2>/dev/null; then
+        echo "android: the JNI check accepted a 32-bit library without $jni_entry" >&2; exit 1
+    fi
+else
+    echo "android: note: cc cannot build 32-bit stand-ins here; the 32-bit ELF checks did not run"
+fi
 for lib in "$work/no_jni.so" target/release/libgw.so; do
     if python3 "$aar_py" check-jni "$lib" 2>"$work/why"; then
         echo "android: the JNI check accepted $lib, which lacks $jni_entry" >&2; exit 1
