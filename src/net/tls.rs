@@ -62,6 +62,15 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
 #[cfg(feature = "platform-verifier")]
 fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
     refuse_anchors_with_platform(options)?;
+    // On Android the verifier panics at the first handshake until it has the app's Context.
+    #[cfg(target_os = "android")]
+    if !crate::android::verifier_ready() {
+        return Err(Error::invalid_param(
+            "tls_verifier",
+            "tls_verifier: \"platform\" on Android needs GwAndroid.init(context) first \
+             (once, e.g. in Application.onCreate)",
+        ));
+    }
     Ok(TlsConfig::builder()
         .root_certs(RootCerts::PlatformVerifier)
         .build())
