@@ -295,7 +295,7 @@ mod tests {
         assert_eq!(store.roots[..n], webpki_roots::TLS_SERVER_ROOTS[..]);
         assert_eq!(
             certs[n].der(),
-            &certificates(CA.as_bytes(), "ca_pem").unwrap()[0].der()[..]
+            certificates(CA.as_bytes(), "ca_pem").unwrap()[0].der()
         );
     }
 
