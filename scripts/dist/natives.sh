@@ -72,8 +72,8 @@ if [ "$(printf '%s\n' "${floor#GLIBC_}" 2.17 | sort -V | tail -n 1)" != 2.17 ]; 
     fail=1
 fi
 # Issue 26 asked for <= 2.5 MB (2,500,000 bytes): not reached. With the dist profile (Cargo.toml:
-# opt-level 3 for gw and its hot path, "s" for the rest) and no-dependency-logs, libgw.so is
-# 2,999,504 bytes on x86_64 and 2,602,200 on aarch64: .text is ~1.9 MB / 1.6 MB of rustls, ring,
+# opt-level 2 for gw and its hot path, "s" for the rest) and no-dependency-logs, libgw.so is
+# 2,966,432 bytes on x86_64 and 2,561,360 on aarch64: .text is ~1.9 MB / 1.6 MB of rustls, ring,
 # std (with its backtrace printer), ureq and gw, and unwinding tables another 0.35 MB. This guard
 # catches growth; it does not claim the 2.5 MB.
 [ "$so_size" -le 3670016 ] || { say "libgw.so is over 3.5 MiB"; fail=1; }
