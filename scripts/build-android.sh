@@ -4,7 +4,10 @@
 # OUT_DIR (the <abi>/libgw.so folders, an app's jniLibs) defaults to build/android/jniLibs;
 # ABIs default to arm64-v8a armeabi-v7a x86_64. --aar also compiles bindings/kotlin and
 # assembles gw-kotlin's AAR (classes.jar, jni/<abi>/libgw.so, AndroidManifest.xml, R8 rules
-# as proguard.txt) and OUT.pom beside it (JNA as its AAR): scripts/lib/android_aar.py.
+# as proguard.txt) and OUT.pom beside it (JNA and rustls-platform-verifier's Kotlin component
+# as AARs): scripts/lib/android_aar.py.
+# libgw is built with the feature platform-verifier: "tls_verifier": "platform" then uses
+# Android's trust store once the app calls GwAndroid.init(context) (src/android/).
 # Needs the Android NDK (ANDROID_NDK_HOME, or ANDROID_HOME/ndk/<version>) and installs
 # cargo-ndk and the rustup targets when missing. Not run by CI: no NDK here, and Android is
 # not tested on a device by this project (see bindings/kotlin/README.md); test-kotlin checks
@@ -64,10 +67,14 @@ export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-z,max-page-size=1638
 echo "+ RUSTFLAGS=\"$RUSTFLAGS\""
 # -p gw: only the library, not the mock gateway of the workspace. --platform: the minimum
 # API level the .so links against (24 = Android 7; set it to the app's minSdk).
-run cargo ndk "${ndk_args[@]}" --platform 24 -o "$out" build --release -p gw
+# --features platform-verifier: the system trust store, and the JNI entry point of
+# GwAndroid.init that gives it the app's Context.
+run cargo ndk "${ndk_args[@]}" --platform 24 -o "$out" build --release -p gw --features platform-verifier
 libs=()
 for abi in "${abis[@]}"; do libs+=("$out/$abi/libgw.so"); done
 run python3 scripts/lib/android_aar.py check-align "${libs[@]}"
+# GwAndroid.init binds to this symbol by name: a build without src/android/ would fail there.
+run python3 scripts/lib/android_aar.py check-jni "${libs[@]}"
 
 if [ -n "$aar" ]; then
     run mvn -B -q -f bindings/kotlin/pom.xml compile

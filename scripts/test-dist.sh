@@ -6,6 +6,7 @@
 #                             x86_64 and aarch64 (cross-built, run under qemu-aarch64)
 #   scripts/dist/test-go.sh   the Go module through GOPROXY=file://: go get, build, vendor,
 #                             CGO_ENABLED=0 and unsupported-platform messages, linux/arm64
+#                             (cross-built, run under qemu-aarch64)
 #   scripts/dist/test-jvm.sh  dev.gw:gw-kotlin from the maven/ folder: a Kotlin and a Java
 #                             project, also with a stale libgw.so on LD_LIBRARY_PATH
 # Installs what it needs (scripts/ci/install-dist.sh). Expects `make build` (gw-mock).

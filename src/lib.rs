@@ -16,6 +16,9 @@
 //! # Ok::<(), gw::Error>(())
 //! ```
 
+// The JNI entry point of GwAndroid.init (Kotlin binding): Android builds only.
+#[cfg(target_os = "android")]
+mod android;
 mod api;
 mod client;
 mod error;

@@ -6,6 +6,18 @@ gw_version() { sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1; }
 # The dist platforms: <our name>:<Go's GOOS_GOARCH>:<JNA's resource prefix>.
 dist_platforms="linux-x86_64:linux_amd64:linux-x86-64 linux-aarch64:linux_arm64:linux-aarch64"
 
+# run_aarch64 PROGRAM [ARG...]: runs an aarch64 program under qemu-aarch64 (qemu-user) with
+# the cross sysroot's loader and libc. Its libc must be found first (guest LD_LIBRARY_PATH, after
+# the caller's): the arm64 foreign architecture install-dist.sh adds brings libc6:arm64, which the
+# host's /etc/ld.so.cache lists, and that libc (another Debian revision than the sysroot's
+# ld-linux-aarch64.so.1) then spins forever in pthread_create's stack cache: a cgo Go program
+# hung before main that way. timeout -s KILL: a hung qemu-aarch64 ignores SIGTERM.
+run_aarch64() {
+    local sysroot=/usr/aarch64-linux-gnu
+    timeout -s KILL "${GW_QEMU_TIMEOUT:-300}" qemu-aarch64 -L "$sysroot" \
+        -E "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$sysroot/lib" "$@"
+}
+
 # consumer_bin DIR: makes DIR a folder of links to every command on PATH except Rust's (cargo,
 # cargo-*, rustc, rustdoc, rustup, ...) and prints it: test-dist builds every consumer with
 # PATH=DIR, as on a user's machine without a Rust toolchain. (Dropping folders from PATH would

@@ -21,13 +21,16 @@ out="target/dist/natives/$platform"
 say() { echo "dist-natives[$platform]: $*" >&2; }
 # cargo-zigbuild and zig (python -m ziglang) from install-dist.sh's virtualenv.
 PATH="$(scripts/ci/install-dist.sh --venv-bin):$PATH"
+# no-dependency-logs (Cargo.toml) instead of the default feature: no one can install a `log`
+# logger in the C library, so the log records of ureq and rustls are compiled out.
+build=(-p gw --lib --profile dist --no-default-features --features no-dependency-logs)
 
 case "$platform" in
 linux-x86_64)
     triple=x86_64-unknown-linux-gnu
     built="target/$triple/dist"
     binutils=""
-    cargo zigbuild -p gw --lib --profile dist --target "$triple.2.17" >&2
+    cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
     ;;
 linux-aarch64)
     triple=aarch64-unknown-linux-gnu
@@ -38,7 +41,7 @@ linux-aarch64)
     # zig links here too: gcc-aarch64-linux-gnu links against bookworm's glibc 2.36, which gave
     # a libgw.so needing GLIBC_2.34 (pthread_create, dlsym, ... moved into libc in 2.34).
     RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc \
-        cargo zigbuild -p gw --lib --profile dist --target "$triple.2.17" >&2
+        cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
     ;;
 *)
     echo "dist-natives: unknown platform '$platform' (linux-x86_64 or linux-aarch64)" >&2
@@ -68,9 +71,11 @@ if [ "$(printf '%s\n' "${floor#GLIBC_}" 2.17 | sort -V | tail -n 1)" != 2.17 ]; 
     "${binutils}objdump" -T "$out/libgw.so" | grep -v 'GLIBC_2\.\(17\|[0-9]\)\b\|GLIBC_2\.1[0-6]\b' | grep GLIBC_ >&2 || true
     fail=1
 fi
-# Issue 26 asked for <= 2.5 MB: not reached. With opt-level 3 (Cargo.toml [profile.dist] says
-# why not "s"/"z") libgw.so is 3.04 MiB on x86_64 and 2.62 MiB on aarch64: .text is ~1.5 MB of
-# rustls, ring, std, ureq and gw. This guard catches growth; it does not claim the 2.5 MB.
+# Issue 26 asked for <= 2.5 MB (2,500,000 bytes): not reached. With the dist profile (Cargo.toml:
+# opt-level 2 for gw and its hot path, "s" for the rest) and no-dependency-logs, libgw.so is
+# 2,966,432 bytes on x86_64 and 2,561,360 on aarch64: .text is ~1.9 MB / 1.6 MB of rustls, ring,
+# std (with its backtrace printer), ureq and gw, and unwinding tables another 0.35 MB. This guard
+# catches growth; it does not claim the 2.5 MB.
 [ "$so_size" -le 3670016 ] || { say "libgw.so is over 3.5 MiB"; fail=1; }
 [ "$a_size" -le 10485760 ] || { say "libgw.a is over 10 MB"; fail=1; }
 echo "$floor" >"$out/glibc-floor"

@@ -5,7 +5,7 @@
 #   go get + go build (static: no libgw.so needed) + run against gw-mock;
 #   go mod vendor, then a build from vendor/ alone (an empty module cache, GOPROXY=off) + run;
 #   CGO_ENABLED=0 and GOARCH=386 (no archive in the module) fail to compile with their message;
-#   GOARCH=arm64 cross-built with aarch64-linux-gnu-gcc (not run: see below);
+#   GOARCH=arm64 cross-built with aarch64-linux-gnu-gcc and run under qemu-aarch64 (run_aarch64);
 #   -tags gw_pkgconfig against the unpacked x86_64 SDK (test-sdk.sh unpacked it).
 # The program is bindings/go/testdata/outside/main.go (one chat and one stream).
 set -euo pipefail
@@ -53,14 +53,16 @@ sed -n 2p "$GW_DIST_WORK/386.log" | grep -q 'undefined: gw_has_no_prebuilt_libra
     { cat "$GW_DIST_WORK/386.log"; fail "GOARCH=386: not the expected message"; }
 head -n 3 "$GW_DIST_WORK/nocgo.log" "$GW_DIST_WORK/386.log"
 
-echo "test-dist[go]: linux/arm64 cross-built (aarch64-linux-gnu-gcc)"
+echo "test-dist[go]: linux/arm64 cross-built (aarch64-linux-gnu-gcc), run under qemu-aarch64"
 GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc go build -o app-arm64 .
 aarch64-linux-gnu-readelf -h app-arm64 | grep -q 'Machine:.*AArch64' || fail "app-arm64 is not an aarch64 program"
 if aarch64-linux-gnu-readelf -d app-arm64 | grep -q 'NEEDED.*libgw'; then fail "app-arm64 links libgw.so"; fi
-# Not run under qemu-aarch64: Debian 12's qemu-user 7.2 hangs any cgo program this Go (1.26)
-# builds for linux/arm64 before main, gw or not (a cgo hello-world with one C function hangs
-# the same way; golang/go#70329, open: Go >= 1.23 under qemu-user). The aarch64 archive is run
-# through the SDK's C programs (test-sdk.sh) instead.
+# The program checks the chat's and the stream's text itself (exit 1 otherwise); its last line
+# names the gw its archive holds.
+arm64_out="$(run_aarch64 ./app-arm64)" || fail "app-arm64 under qemu-aarch64 failed: $arm64_out"
+echo "$arm64_out"
+[ "$arm64_out" = "outside program: gw ${version#v}, chat and stream ok" ] ||
+    fail "app-arm64 under qemu-aarch64 printed '$arm64_out'"
 echo "test-dist[go]: -tags gw_pkgconfig against the x86_64 SDK"
 [ -d "$sdk" ] || fail "$sdk is missing (test-sdk.sh unpacks it)"
 PKG_CONFIG_PATH="$sdk/lib/pkgconfig" go build -tags gw_pkgconfig -o app-shared .

@@ -22,7 +22,7 @@ for platform in linux-x86_64 linux-aarch64; do
         cc=cc run=() cmake_cross=() readelf=readelf
         ;;
     linux-aarch64)
-        cc=aarch64-linux-gnu-gcc run=(qemu-aarch64 -L /usr/aarch64-linux-gnu) readelf=aarch64-linux-gnu-readelf
+        cc=aarch64-linux-gnu-gcc run=(run_aarch64) readelf=aarch64-linux-gnu-readelf
         cmake_cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc)
         ;;
     esac

@@ -49,9 +49,9 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
     if extra.is_empty() {
         return Ok(TlsConfig::default());
     }
-    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+    let mut roots: Vec<Certificate<'static>> = webpki_roots::TLS_SERVER_ROOTS
         .iter()
-        .map(|c| Certificate::from_der(c.as_ref()))
+        .map(|anchor| Certificate::from_der(&anchor_certificate(anchor)).to_owned())
         .collect();
     roots.extend(extra);
     Ok(TlsConfig::builder()
@@ -62,6 +62,15 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
 #[cfg(feature = "platform-verifier")]
 fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
     refuse_anchors_with_platform(options)?;
+    // On Android the verifier panics at the first handshake until it has the app's Context.
+    #[cfg(target_os = "android")]
+    if !crate::android::verifier_ready() {
+        return Err(Error::invalid_param(
+            "tls_verifier",
+            "tls_verifier: \"platform\" on Android needs GwAndroid.init(context) first \
+             (once, e.g. in Application.onCreate)",
+        ));
+    }
     Ok(TlsConfig::builder()
         .root_certs(RootCerts::PlatformVerifier)
         .build())
@@ -170,6 +179,54 @@ fn certificates(pem: &[u8], what: &str) -> Result<Vec<Certificate<'static>>, Err
     Ok(out)
 }
 
+/// A certificate that rustls reads back as exactly `anchor` (subject, public key and name
+/// constraints): the built-in roots are trust anchors (webpki-roots, what ureq trusts by
+/// default), and ureq takes added roots only as one list of certificates. rustls takes a trust
+/// anchor's certificate on trust and reads only those three fields from it (RFC 5280 6.2), so
+/// the issuer repeats the subject, the validity and the signature are empty and the algorithm
+/// (ecdsa-with-SHA256) is a placeholder.
+fn anchor_certificate(anchor: &rustls::pki_types::TrustAnchor<'_>) -> Vec<u8> {
+    const SEQUENCE: u8 = 0x30;
+    let subject = der(SEQUENCE, &anchor.subject);
+    let algorithm = der(
+        SEQUENCE,
+        &der(0x06, &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]),
+    );
+    let mut tbs = der(0xa0, &der(0x02, &[2])); // version: v3
+    tbs.extend(der(0x02, &[1])); // serial number
+    tbs.extend(&algorithm);
+    tbs.extend(&subject); // issuer
+    tbs.extend(der(SEQUENCE, &[])); // validity
+    tbs.extend(&subject);
+    tbs.extend(der(SEQUENCE, &anchor.subject_public_key_info));
+    if let Some(constraints) = &anchor.name_constraints {
+        // extensions: nameConstraints (2.5.29.30)
+        let mut extension = der(0x06, &[0x55, 0x1d, 0x1e]);
+        extension.extend(der(0x04, &der(SEQUENCE, constraints)));
+        tbs.extend(der(0xa3, &der(SEQUENCE, &der(SEQUENCE, &extension))));
+    }
+    let mut certificate = der(SEQUENCE, &tbs);
+    certificate.extend(&algorithm);
+    certificate.extend(der(0x03, &[0])); // signature: an empty BIT STRING
+    der(SEQUENCE, &certificate)
+}
+
+/// One DER element: tag, length (short or long form), contents.
+fn der(tag: u8, contents: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let len = contents.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes = len.to_be_bytes();
+        let skip = bytes.iter().take_while(|&&b| b == 0).count();
+        out.push(0x80 | (bytes.len() - skip) as u8);
+        out.extend(&bytes[skip..]);
+    }
+    out.extend(contents);
+    out
+}
+
 /// A TLS failure in words that say what to do about it.
 pub(crate) fn describe(e: &rustls::Error) -> String {
     use rustls::CertificateError as C;
@@ -206,6 +263,49 @@ mod tests {
         assert!(e.to_string().contains("certificate 1"), "{e}");
         let e = read_pem_file(Path::new("/nonexistent/ca.pem"), "ca_file").unwrap_err();
         assert!(e.to_string().contains("/nonexistent/ca.pem"), "{e}");
+    }
+
+    #[test]
+    fn added_roots_keep_every_built_in_anchor_as_it_is() {
+        // What rustls reads back from the rebuilt certificates is webpki-roots' anchors
+        // byte for byte, name constraints included (TUBITAK's is limited to .tr).
+        let mut store = RootCertStore::empty();
+        for anchor in webpki_roots::TLS_SERVER_ROOTS {
+            store
+                .add(CertificateDer::from(anchor_certificate(anchor)))
+                .unwrap_or_else(|e| panic!("{:?}: {e}", anchor.subject));
+        }
+        assert_eq!(store.roots, webpki_roots::TLS_SERVER_ROOTS);
+        assert!(store.roots.iter().any(|a| a.name_constraints.is_some()));
+
+        // And config() hands ureq all of them, then the added CA.
+        const CA: &str = "-----BEGIN CERTIFICATE-----\n\
+            MIIBizCCATGgAwIBAgIUJFRBw5oIKHWvQZVCgYCMOBQOfs8wCgYIKoZIzj0EAwIw\n\
+            GjEYMBYGA1UEAwwPZ3cgdW5pdCB0ZXN0IENBMCAXDTI2MTEyNjEwMDgyMVoYDzIx\n\
+            MjYxMTAyMTAwODIxWjAaMRgwFgYDVQQDDA9ndyB1bml0IHRlc3QgQ0EwWTATBgcq\n\
+            hkjOPQIBBggqhkjOPQMBBwNCAAT3xyMXwyqhfMlUJwdgavfKwafQmP/XKpUgCa8a\n\
+            duOy+iNEFhqT0RfJbGCgNDY52TytNfIdmvHPy9Dk8Xf14VXRo1MwUTAdBgNVHQ4E\n\
+            FgQUp7tMyMK9dll9m8Daez9ynw7vQG0wHwYDVR0jBBgwFoAUp7tMyMK9dll9m8Da\n\
+            ez9ynw7vQG0wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiB3IDeV\n\
+            hwzoAWrs60U6WCjW8xDFkfYawYabRIHap3w3awIhAJ2dUvow5d0zKJJnGWVKG3Bx\n\
+            WPh7TERJO/c4BzOlyfO5\n\
+            -----END CERTIFICATE-----\n";
+        let o = Options {
+            ca_pem: Some(CA.into()),
+            ..Options::default()
+        };
+        let RootCerts::Specific(certs) = config(&o).unwrap().root_certs().clone() else {
+            panic!("ca_pem: not a list of roots");
+        };
+        let n = webpki_roots::TLS_SERVER_ROOTS.len();
+        assert_eq!(certs.len(), n + 1);
+        let mut store = RootCertStore::empty();
+        store.add_parsable_certificates(certs.iter().map(|c| CertificateDer::from(c.der())));
+        assert_eq!(store.roots[..n], webpki_roots::TLS_SERVER_ROOTS[..]);
+        assert_eq!(
+            certs[n].der(),
+            certificates(CA.as_bytes(), "ca_pem").unwrap()[0].der()
+        );
     }
 
     #[test]

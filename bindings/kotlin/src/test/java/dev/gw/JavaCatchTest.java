@@ -39,4 +39,15 @@ class JavaCatchTest extends GwTestBase {
             assertEquals(-1, e.getStatus());
         }
     }
+
+    @Test
+    void androidInitIsAStaticThatThrowsGwExceptionOffAndroid() {
+        // GwAndroid.init(context) from Java, as an Application.onCreate would call it.
+        try {
+            GwAndroid.init(new Object());
+            fail("this JVM is not Android");
+        } catch (GwException.InvalidArgument e) {
+            assertEquals("not_android", e.getCode());
+        }
+    }
 }
