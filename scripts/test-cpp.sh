@@ -56,7 +56,7 @@ for pid in "${pending[@]}"; do wait "$pid" || compile_failed=1; done
     -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib" -lgtest_main -lgtest
 "$cxx" "${flags[@]}" "${objects[@]}" -o "$out/gw_cpp_tests_static" \
     "$lib/libgw.a" -lgtest_main -lgtest -ldl -lm
-if ldd "$out/gw_cpp_tests_static" | grep -q libgw; then
+if ldd "$out/gw_cpp_tests_static" | grep libgw >/dev/null; then
     echo "test-cpp: gw_cpp_tests_static links libgw.so dynamically" >&2
     exit 1
 fi
@@ -107,7 +107,7 @@ DESTDIR="$PWD/$out/stage" PREFIX=/usr/local scripts/install.sh
 check_example() {  # PREFIX STATIC NAME
     local dir="$out/example-$3"
     build_cpp_example "$1" "$dir" "$2" || return 1
-    if [ "$2" = ON ] && ldd "$dir/chat_stream" | grep -q libgw; then
+    if [ "$2" = ON ] && ldd "$dir/chat_stream" | grep libgw >/dev/null; then
         echo "test-cpp: the gw::cpp_static example needs libgw.so" >&2
         return 1
     fi
@@ -141,7 +141,7 @@ if { cmake -S "$c_project/src" -B "$c_project/build" -DCMAKE_PREFIX_PATH="$PWD/$
          -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" && cmake --build "$c_project/build"; } \
         >"$c_project.log" 2>&1 &&
     "$c_project/build/hello_shared" && "$c_project/build/hello_static" &&
-    ! ldd "$c_project/build/hello_static" | grep -q libgw; then
+    ! ldd "$c_project/build/hello_static" | grep libgw >/dev/null; then
     :
 else
     cat "$c_project.log" >&2

@@ -42,7 +42,7 @@ module="$(sed -n 's/^module //p' go.mod)"
 printf 'module outside\n\ngo 1.23\n\nrequire %s v0.0.0\n\nreplace %s => %s/bindings/go\n' "$module" "$module" "$repo" >"$work/go.mod"
 cd "$work"
 go build -o app-static .
-if ldd app-static | grep -q libgw; then
+if ldd app-static | grep libgw >/dev/null; then
     echo "test-go: the default build links libgw.so dynamically" >&2
     exit 1
 fi
@@ -55,7 +55,7 @@ PREFIX="$prefix" "$repo/scripts/install.sh" >/dev/null
 pc_stamp="$(sha256sum "$prefix/lib/pkgconfig/gw.pc" | cut -c1-16)"
 CGO_CFLAGS="$CGO_CFLAGS -DGW_PC_STAMP=$pc_stamp" PKG_CONFIG_PATH="$prefix/lib/pkgconfig" \
     go build -tags gw_pkgconfig -o app-shared .
-if ! LD_LIBRARY_PATH="$prefix/lib" ldd app-shared | grep -q "$prefix/lib/libgw.so"; then
+if ! LD_LIBRARY_PATH="$prefix/lib" ldd app-shared | grep "$prefix/lib/libgw.so" >/dev/null; then
     echo "test-go: the gw_pkgconfig build does not use the installed libgw.so" >&2
     exit 1
 fi

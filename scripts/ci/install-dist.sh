@@ -19,7 +19,7 @@ if [ "${1:-}" = --venv-bin ]; then
 fi
 say() { echo "install-dist: $*"; }
 
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
     say "dpkg --add-architecture arm64 (for libstd-rust-web-dev:arm64)"
     apt_sudo dpkg --add-architecture arm64
     rm -f /var/lib/apt/lists/partial/.gw-updated 2>/dev/null || apt_sudo rm -f /var/lib/apt/lists/partial/.gw-updated

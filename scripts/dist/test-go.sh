@@ -28,7 +28,7 @@ cd "$app"
 go mod init example.com/consumer >/dev/null 2>&1
 go get "$module@$version"
 go build -o app .
-if ldd app | grep -q libgw; then fail "the default build links libgw.so"; fi
+if ldd app | grep libgw >/dev/null; then fail "the default build links libgw.so"; fi
 ./app
 
 echo "test-dist[go]: go mod vendor"
@@ -42,21 +42,21 @@ GOMODCACHE="$GW_DIST_WORK/go-modcache-empty" GOPROXY=off GOFLAGS=-mod=vendor go 
 
 echo "test-dist[go]: CGO_ENABLED=0 and an unsupported platform fail at compile time, saying why"
 if CGO_ENABLED=0 go build -o /dev/null . >"$GW_DIST_WORK/nocgo.log" 2>&1; then fail "CGO_ENABLED=0 built"; fi
-sed -n 2p "$GW_DIST_WORK/nocgo.log" | grep -q 'undefined: gw_requires_cgo__build_with_CGO_ENABLED_1' ||
+sed -n 2p "$GW_DIST_WORK/nocgo.log" | grep 'undefined: gw_requires_cgo__build_with_CGO_ENABLED_1' >/dev/null ||
     { cat "$GW_DIST_WORK/nocgo.log"; fail "CGO_ENABLED=0: not the expected message"; }
 # zig cc (install-dist.sh's virtualenv) is a C compiler for linux/386 with its own libc headers.
 zig="$("$("$repo/scripts/ci/install-dist.sh" --venv-bin)/python" -c 'import ziglang, os; print(os.path.dirname(ziglang.__file__))')/zig"
 if GOARCH=386 CGO_ENABLED=1 CC="$zig cc -target x86-linux-gnu" go build -o /dev/null . >"$GW_DIST_WORK/386.log" 2>&1; then
     fail "GOARCH=386 built"
 fi
-sed -n 2p "$GW_DIST_WORK/386.log" | grep -q 'undefined: gw_has_no_prebuilt_library_for_this_GOOS_GOARCH' ||
+sed -n 2p "$GW_DIST_WORK/386.log" | grep 'undefined: gw_has_no_prebuilt_library_for_this_GOOS_GOARCH' >/dev/null ||
     { cat "$GW_DIST_WORK/386.log"; fail "GOARCH=386: not the expected message"; }
 head -n 3 "$GW_DIST_WORK/nocgo.log" "$GW_DIST_WORK/386.log"
 
 echo "test-dist[go]: linux/arm64 cross-built (aarch64-linux-gnu-gcc), run under qemu-aarch64"
 GOARCH=arm64 CGO_ENABLED=1 CC=aarch64-linux-gnu-gcc go build -o app-arm64 .
-aarch64-linux-gnu-readelf -h app-arm64 | grep -q 'Machine:.*AArch64' || fail "app-arm64 is not an aarch64 program"
-if aarch64-linux-gnu-readelf -d app-arm64 | grep -q 'NEEDED.*libgw'; then fail "app-arm64 links libgw.so"; fi
+aarch64-linux-gnu-readelf -h app-arm64 | grep 'Machine:.*AArch64' >/dev/null || fail "app-arm64 is not an aarch64 program"
+if aarch64-linux-gnu-readelf -d app-arm64 | grep 'NEEDED.*libgw' >/dev/null; then fail "app-arm64 links libgw.so"; fi
 # The program checks the chat's and the stream's text itself (exit 1 otherwise); its last line
 # names the gw its archive holds.
 arm64_out="$(run_aarch64 ./app-arm64)" || fail "app-arm64 under qemu-aarch64 failed: $arm64_out"
@@ -66,6 +66,6 @@ echo "$arm64_out"
 echo "test-dist[go]: -tags gw_pkgconfig against the x86_64 SDK"
 [ -d "$sdk" ] || fail "$sdk is missing (test-sdk.sh unpacks it)"
 PKG_CONFIG_PATH="$sdk/lib/pkgconfig" go build -tags gw_pkgconfig -o app-shared .
-LD_LIBRARY_PATH="$sdk/lib" ldd app-shared | grep -q "$sdk/lib/libgw.so" || fail "app-shared does not use the SDK's libgw.so"
+LD_LIBRARY_PATH="$sdk/lib" ldd app-shared | grep "$sdk/lib/libgw.so" >/dev/null || fail "app-shared does not use the SDK's libgw.so"
 LD_LIBRARY_PATH="$sdk/lib" ./app-shared
 echo "test-dist[go]: passed"

@@ -30,10 +30,10 @@ for platform in linux-x86_64 linux-aarch64; do
     check() {
         local app="$1" linked="$2"
         if [ "$linked" = shared ]; then
-            "$readelf" -d "$app" | grep -q 'NEEDED.*\[libgw\.so\.0\]' || fail "$app does not need libgw.so.0"
+            "$readelf" -d "$app" | grep 'NEEDED.*\[libgw\.so\.0\]' >/dev/null || fail "$app does not need libgw.so.0"
             LD_LIBRARY_PATH="$sdk/lib" "${run[@]}" "$app"
         else
-            if "$readelf" -d "$app" | grep -q 'NEEDED.*libgw'; then fail "$app needs libgw.so, linked static"; fi
+            if "$readelf" -d "$app" | grep 'NEEDED.*libgw' >/dev/null; then fail "$app needs libgw.so, linked static"; fi
             "${run[@]}" "$app"
         fi
     }
