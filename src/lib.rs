@@ -47,3 +47,7 @@ pub use stream::driver::StreamEvent;
 
 /// The library version (`gw_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+// Seeded inputs for tests that compare a fast way with its plain definition.
+#[cfg(test)]
+mod test_rng;

@@ -227,13 +227,8 @@ mod tests {
     #[test]
     fn the_first_look_agrees_with_its_plain_definition() {
         let alphabet = ['s', 'S', 'k', 'K', '-', '1', '%', '\\', ' ', '\u{e9}'];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift(0x2545_f491_4f6c_dd1du64);
+        let mut next = |n: usize| rng.below(n);
         for _ in 0..20_000 {
             let text: String = (0..next(24))
                 .map(|_| alphabet[next(alphabet.len())])

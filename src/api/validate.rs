@@ -504,13 +504,8 @@ mod tests {
             GENERATE_CONTENT,
             EACH_THEN_FIELD,
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift(0x9e37_79b9_7f4a_7c15u64);
+        let mut next = |n: usize| rng.below(n);
         let mut failures = 0;
         for _ in 0..20_000 {
             let body = arbitrary_value(&mut next, 0);

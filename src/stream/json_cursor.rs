@@ -206,13 +206,7 @@ impl<'a> Cursor<'a> {
     /// their four hex digits only): for a text compared as written with one
     /// serde_json already accepted.
     pub(crate) fn skip_raw(&mut self) -> Option<&'a str> {
-        self.peek()?;
-        let start = self.at;
-        self.allow_unicode = true;
-        let skipped = self.skip(0);
-        self.allow_unicode = false;
-        skipped?;
-        Some(&self.text[start..self.at])
+        self.skipped(true)
     }
 
     /// Skips one value, checked as serde_json checks it, and gives its text as
@@ -220,9 +214,16 @@ impl<'a> Cursor<'a> {
     /// what only a full parse can judge: a `\u` escape (half a surrogate pair?)
     /// or nesting past `MAX_SKIPPED_DEPTH`.
     pub(crate) fn skip_value(&mut self) -> Option<&'a str> {
+        self.skipped(false)
+    }
+
+    fn skipped(&mut self, allow_unicode: bool) -> Option<&'a str> {
         self.peek()?;
         let start = self.at;
-        self.skip(0)?;
+        self.allow_unicode = allow_unicode;
+        let skipped = self.skip(0);
+        self.allow_unicode = false;
+        skipped?;
         Some(&self.text[start..self.at])
     }
 
