@@ -7,6 +7,7 @@
 //! caller's options it reads through `Settings`.
 
 pub(crate) mod cancel;
+pub(crate) mod crypto_provider;
 pub(crate) mod direct_body;
 pub(crate) mod headers;
 pub(crate) mod origin;

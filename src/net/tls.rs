@@ -22,6 +22,7 @@ use rustls::RootCertStore;
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
 use crate::error::Error;
+use crate::net::crypto_provider::crypto_provider;
 use crate::net::Settings;
 
 /// The TLS settings of a client's agent.
@@ -47,7 +48,9 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
         extra.extend(from_environment()?);
     }
     if extra.is_empty() {
-        return Ok(TlsConfig::default());
+        return Ok(TlsConfig::builder()
+            .unversioned_rustls_crypto_provider(crypto_provider())
+            .build());
     }
     let mut roots: Vec<Certificate<'static>> = webpki_roots::TLS_SERVER_ROOTS
         .iter()
@@ -55,6 +58,7 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
         .collect();
     roots.extend(extra);
     Ok(TlsConfig::builder()
+        .unversioned_rustls_crypto_provider(crypto_provider())
         .root_certs(RootCerts::new_with_certs(&roots))
         .build())
 }
@@ -72,6 +76,7 @@ fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
         ));
     }
     Ok(TlsConfig::builder()
+        .unversioned_rustls_crypto_provider(crypto_provider())
         .root_certs(RootCerts::PlatformVerifier)
         .build())
 }
