@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what `make dist` and test-dist need, when missing (idempotent; says what it installs):
-#   - Debian (bookworm and bookworm-security): rustc-web 1.96 (/usr/bin/rustc) with the aarch64
-#     std (libstd-rust-web-dev:arm64, so arm64 is added as a foreign architecture),
-#     gcc-aarch64-linux-gnu and its libc (cross-linking aarch64), qemu-user (running aarch64
-#     programs), g++ and cmake (the SDK consumers), python3-venv.
+#   - Debian (bookworm and bookworm-security): rustc-web 1.96 (/usr/bin/rustc) and its std's
+#     source (rust-web-src): make dist builds std from source with gw for both platforms
+#     (scripts/dist/natives.sh), so no prebuilt aarch64 std is needed; gcc-aarch64-linux-gnu
+#     and its libc (binutils for the aarch64 libraries, cgo for the arm64 Go program),
+#     qemu-user (running aarch64 programs), g++ and cmake (the SDK consumers), python3-venv.
 #   - PyPI, in a virtualenv of its own (DIST_VENV, default ~/.cache/gw/dist-venv): ziglang and
 #     cargo-zigbuild, pinned: zig links the x86_64 libgw.so against glibc 2.17.
 # `install-dist.sh --venv-bin` prints the virtualenv's bin folder (for PATH) and installs
@@ -19,14 +20,9 @@ if [ "${1:-}" = --venv-bin ]; then
 fi
 say() { echo "install-dist: $*"; }
 
-if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
-    say "dpkg --add-architecture arm64 (for libstd-rust-web-dev:arm64)"
-    apt_sudo dpkg --add-architecture arm64
-    rm -f /var/lib/apt/lists/partial/.gw-updated 2>/dev/null || apt_sudo rm -f /var/lib/apt/lists/partial/.gw-updated
-fi
 missing=()
-for pkg in rustc-web libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-    qemu-user g++ cmake python3-venv; do
+for pkg in rustc-web rust-web-src gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user g++ cmake \
+    python3-venv; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -37,11 +33,12 @@ case "$(/usr/bin/rustc --version)" in
 "rustc 1.96."*) ;;
 *) say "/usr/bin/rustc is $(/usr/bin/rustc --version), not rustc-web 1.96 (bookworm-security)"; exit 1 ;;
 esac
-
+[ -f /usr/lib/rustlib/src/rust/library/std/Cargo.toml ] ||
+    { say "rust-web-src left no std source at /usr/lib/rustlib/src/rust/library"; exit 1; }
 if ! "$venv/bin/cargo-zigbuild" --version >/dev/null 2>&1 || ! "$venv/bin/python" -m ziglang version >/dev/null 2>&1; then
     say "ziglang and cargo-zigbuild from PyPI into $venv"
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q ziglang==0.17.1 cargo-zigbuild==0.24.1
 fi
-say "zig $("$venv/bin/python" -m ziglang version), $("$venv/bin/cargo-zigbuild" --version), $(/usr/bin/rustc --version) at /usr/bin/rustc"
+say "zig $("$venv/bin/python" -m ziglang version), $("$venv/bin/cargo-zigbuild" --version), $(/usr/bin/rustc --version) at /usr/bin/rustc with its source"

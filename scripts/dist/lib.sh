@@ -21,7 +21,7 @@ run_aarch64() {
 # consumer_bin DIR: makes DIR a folder of links to every command on PATH except Rust's (cargo,
 # cargo-*, rustc, rustdoc, rustup, ...) and prints it: test-dist builds every consumer with
 # PATH=DIR, as on a user's machine without a Rust toolchain. (Dropping folders from PATH would
-# not do: /usr/bin holds Debian's rustc-web, which make dist uses for aarch64.)
+# not do: /usr/bin may hold a distribution's rustc beside everything else.)
 consumer_bin() {
     python3 - "$1" <<'PY'
 import os, re, sys

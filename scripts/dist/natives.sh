@@ -4,14 +4,24 @@
 # libgw.so (stripped, SONAME libgw.so.MAJOR) and libgw.a (only gw_* global, debug info stripped).
 #   linux-x86_64   cargo zigbuild for x86_64-unknown-linux-gnu.2.17: zig links libgw.so against
 #                  glibc 2.17 stubs, so it loads on any glibc >= 2.17 (manylinux2014's floor).
-#   linux-aarch64  Debian's rustc-web (/usr/bin/rustc, 1.96, with libstd-rust-web-dev:arm64 as
-#                  the target's std) driven by cargo zigbuild for aarch64-unknown-linux-gnu.2.17.
-#                  rustup cannot add the aarch64 std here (no network but the package
-#                  registries); aarch64-linux-gnu binutils localize and strip.
+#   linux-aarch64  the same for aarch64-unknown-linux-gnu.2.17; aarch64-linux-gnu binutils
+#                  localize and strip.
+# Both with Debian's rustc-web (/usr/bin/rustc, 1.96) building std from its own source
+# (rust-web-src) together with gw: -Zbuild-std, which RUSTC_BOOTSTRAP=1 lets a stable compiler
+# take, as for cargo-fuzz. That needs no prebuilt std for aarch64, comes from Debian's registry
+# (rustup cannot fetch components on the CI machines), and makes libgw.so small (issue 26):
+#   - std without its `backtrace` feature: no DWARF symbolizer (gimli, addr2line, miniz for
+#     debug sections) behind the default panic hook. A panic still prints its message; a
+#     RUST_BACKTRACE trace shows addresses, not names. gw's FFI guard turns panics into
+#     GW_INTERNAL anyway.
+#   - std's `optimize_for_size`; std at opt-level 2 (Cargo.toml says why), with fat LTO.
+#   - -Zlocation-detail=none: panics carry no file:line (no table of source paths).
+#   - -C force-unwind-tables=no: no unwind entries for functions that cannot unwind; those that
+#     can keep theirs, so panic = "unwind" and the FFI guard still work.
 # Then it checks what a release promises: the newest GLIBC_ symbol version the .so needs is at
-# most 2.17, and the sizes (.so <= 3.5 MiB, see below; .a <= 10 MB). Installs nothing:
+# most 2.17, and the sizes (.so, see below; .a <= 10 MB). Installs nothing:
 # install-dist.sh does.
-# Cargo reuses its own build cache (target/<triple>/dist, target/cross-aarch64), so a second
+# Cargo reuses its own build cache (target/natives), so a second
 # run with unchanged sources only re-checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,31 +33,29 @@ say() { echo "dist-natives[$platform]: $*" >&2; }
 PATH="$(scripts/ci/install-dist.sh --venv-bin):$PATH"
 # no-dependency-logs (Cargo.toml) instead of the default feature: no one can install a `log`
 # logger in the C library, so the log records of ureq and rustls are compiled out.
-build=(-p gw --lib --profile dist --no-default-features --features no-dependency-logs)
+build=(-p gw --lib --profile dist --no-default-features --features no-dependency-logs
+    -Zbuild-std=std,panic_unwind -Zbuild-std-features=optimize_for_size)
+export RUSTC_BOOTSTRAP=1
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C force-unwind-tables=no -Zlocation-detail=none"
 
 case "$platform" in
 linux-x86_64)
     triple=x86_64-unknown-linux-gnu
-    built="target/$triple/dist"
     binutils=""
-    cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
     ;;
 linux-aarch64)
     triple=aarch64-unknown-linux-gnu
-    # A target folder of its own: this cargo runs another rustc (1.96) than the host builds.
-    export CARGO_TARGET_DIR=target/cross-aarch64
-    built="$CARGO_TARGET_DIR/$triple/dist"
     binutils=aarch64-linux-gnu-
-    # zig links here too: gcc-aarch64-linux-gnu links against bookworm's glibc 2.36, which gave
-    # a libgw.so needing GLIBC_2.34 (pthread_create, dlsym, ... moved into libc in 2.34).
-    RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc \
-        cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
     ;;
 *)
     echo "dist-natives: unknown platform '$platform' (linux-x86_64 or linux-aarch64)" >&2
     exit 2
     ;;
 esac
+# A target folder of its own: this cargo runs another rustc than the host builds do.
+export CARGO_TARGET_DIR=target/natives
+built="$CARGO_TARGET_DIR/$triple/dist"
+RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -71,12 +79,14 @@ if [ "$(printf '%s\n' "${floor#GLIBC_}" 2.17 | sort -V | tail -n 1)" != 2.17 ]; 
     "${binutils}objdump" -T "$out/libgw.so" | grep -v 'GLIBC_2\.\(17\|[0-9]\)\b\|GLIBC_2\.1[0-6]\b' | grep GLIBC_ >&2 || true
     fail=1
 fi
-# Issue 26 asked for <= 2.5 MB (2,500,000 bytes): not reached. With the dist profile (Cargo.toml:
-# opt-level 2 for gw and its hot path, "s" for the rest) and no-dependency-logs, libgw.so is
-# 2,966,432 bytes on x86_64 and 2,561,360 on aarch64: .text is ~1.9 MB / 1.6 MB of rustls, ring,
-# std (with its backtrace printer), ureq and gw, and unwinding tables another 0.35 MB. This guard
-# catches growth; it does not claim the 2.5 MB.
-[ "$so_size" -le 3670016 ] || { say "libgw.so is over 3.5 MiB"; fail=1; }
+# Issue 26 asked for <= 2.5 MB (2,500,000 bytes). aarch64 holds it (2,165,440 bytes) and this
+# guard keeps it there. x86_64 does not (2,595,016 bytes: ring's x86 code comes in several
+# variants per CPU feature and gw's own code is larger there), so its guard only catches growth.
+case "$platform" in
+linux-aarch64) so_max=2500000 ;;
+*) so_max=2700000 ;;
+esac
+[ "$so_size" -le "$so_max" ] || { say "libgw.so is $so_size bytes, over $so_max"; fail=1; }
 [ "$a_size" -le 10485760 ] || { say "libgw.a is over 10 MB"; fail=1; }
 echo "$floor" >"$out/glibc-floor"
 exit "$fail"
