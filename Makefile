@@ -67,7 +67,7 @@ bench-instructions: build
 test-instructions: tools build
 	$(SUITE) $@ scripts/bench-instructions.sh
 
-# cargo-fuzz targets of fuzz/, each for FUZZ_SECONDS (default 60), one at a time
+# cargo-fuzz targets of fuzz/, each for FUZZ_SECONDS (default 60), one at a time (FUZZ_FORK=J: J workers)
 # (scripts/fuzz.sh). Not part of `make test`: test-rust replays their corpora instead.
 FUZZ_SECONDS ?= 60
 fuzz:
