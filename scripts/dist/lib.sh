@@ -8,10 +8,10 @@ dist_platforms="linux-x86_64:linux_amd64:linux-x86-64 linux-aarch64:linux_arm64:
 
 # run_aarch64 PROGRAM [ARG...]: runs an aarch64 program under qemu-aarch64 (qemu-user) with
 # the cross sysroot's loader and libc. Its libc must be found first (guest LD_LIBRARY_PATH, after
-# the caller's): the arm64 foreign architecture install-dist.sh adds brings libc6:arm64, which the
-# host's /etc/ld.so.cache lists, and that libc (another Debian revision than the sysroot's
-# ld-linux-aarch64.so.1) then spins forever in pthread_create's stack cache: a cgo Go program
-# hung before main that way. timeout -s KILL: a hung qemu-aarch64 ignores SIGTERM.
+# the caller's): on a machine with the arm64 foreign architecture (install-dist.sh added it
+# until make dist built std from source), libc6:arm64 is in the host's /etc/ld.so.cache, and
+# that libc (another Debian revision than the sysroot's ld-linux-aarch64.so.1) then spins
+# forever in pthread_create's stack cache: a cgo Go program hung before main that way. timeout -s KILL: a hung qemu-aarch64 ignores SIGTERM.
 run_aarch64() {
     local sysroot=/usr/aarch64-linux-gnu
     timeout -s KILL "${GW_QEMU_TIMEOUT:-300}" qemu-aarch64 -L "$sysroot" \
