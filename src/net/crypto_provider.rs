@@ -20,8 +20,18 @@ use rustls::sign::SigningKey;
 use rustls::SignatureScheme;
 use webpki::ring as algs;
 
-/// The one provider every client's TLS config uses.
+/// The provider every client's TLS config uses: the process default when a Rust program
+/// linking gw installed one (`CryptoProvider::install_default`, say for aws-lc-rs), as ureq
+/// would pick it; gw's own otherwise.
 pub(crate) fn crypto_provider() -> Arc<CryptoProvider> {
+    match CryptoProvider::get_default() {
+        Some(installed) => installed.clone(),
+        None => own_provider(),
+    }
+}
+
+/// ring's algorithms without ring's key provider.
+fn own_provider() -> Arc<CryptoProvider> {
     static PROVIDER: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
     PROVIDER
         .get_or_init(|| {
@@ -139,7 +149,7 @@ mod tests {
 
     #[test]
     fn offers_what_rustls_ring_provider_offers() {
-        let ours = crypto_provider();
+        let ours = own_provider();
         let ring = ring_provider::default_provider();
         let names = |p: &CryptoProvider| {
             (
@@ -164,8 +174,16 @@ mod tests {
     }
 
     #[test]
+    fn a_process_default_provider_is_used() {
+        // Installing once per process is all rustls allows; another test may have done it.
+        let _ = ring_provider::default_provider().install_default();
+        let installed = CryptoProvider::get_default().expect("a process default");
+        assert!(Arc::ptr_eq(&crypto_provider(), installed));
+    }
+
+    #[test]
     fn refuses_private_keys_and_draws_random_bytes() {
-        let p = crypto_provider();
+        let p = own_provider();
         let key = PrivateKeyDer::Pkcs8(vec![0u8; 16].into());
         assert!(p.key_provider.load_private_key(key).is_err());
         let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
