@@ -20,7 +20,8 @@ for t in $targets; do
     work="$PWD/target/fuzz-corpus/$t"
     mkdir -p "$work"
     echo "== $t: ${seconds}s"
-    # One process (no -jobs: libFuzzer's -jobs=1 forks a worker that logs to a file).
+    # One process unless FUZZ_FORK (no -jobs: libFuzzer's -jobs=1 forks a worker that logs to a
+    # file).
     extra=()
     [ -f "fuzz/dict/$t.dict" ] && extra=(-dict="$PWD/fuzz/dict/$t.dict")
     [ -n "${FUZZ_FORK:-}" ] && extra+=(-fork="$FUZZ_FORK")

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use rustls::pki_types::CertificateDer;
 use rustls::RootCertStore;
-use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig, TlsConfigBuilder};
 
 use crate::error::Error;
 use crate::net::crypto_provider::crypto_provider;
@@ -48,19 +48,22 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
         extra.extend(from_environment()?);
     }
     if extra.is_empty() {
-        return Ok(TlsConfig::builder()
-            .unversioned_rustls_crypto_provider(crypto_provider())
-            .build());
+        return Ok(builder().build());
     }
     let mut roots: Vec<Certificate<'static>> = webpki_roots::TLS_SERVER_ROOTS
         .iter()
         .map(|anchor| Certificate::from_der(&anchor_certificate(anchor)).to_owned())
         .collect();
     roots.extend(extra);
-    Ok(TlsConfig::builder()
-        .unversioned_rustls_crypto_provider(crypto_provider())
+    Ok(builder()
         .root_certs(RootCerts::new_with_certs(&roots))
         .build())
+}
+
+/// Every TLS config gw makes starts here, so each uses gw's crypto provider
+/// (src/net/crypto_provider.rs), never ureq's fallback to ring's full one.
+fn builder() -> TlsConfigBuilder {
+    TlsConfig::builder().unversioned_rustls_crypto_provider(crypto_provider())
 }
 
 #[cfg(feature = "platform-verifier")]
@@ -75,10 +78,7 @@ fn platform(options: &impl Settings) -> Result<TlsConfig, Error> {
              (once, e.g. in Application.onCreate)",
         ));
     }
-    Ok(TlsConfig::builder()
-        .unversioned_rustls_crypto_provider(crypto_provider())
-        .root_certs(RootCerts::PlatformVerifier)
-        .build())
+    Ok(builder().root_certs(RootCerts::PlatformVerifier).build())
 }
 
 #[cfg(not(feature = "platform-verifier"))]
