@@ -22,6 +22,18 @@ PATH="$(scripts/ci/install-go.sh --which):$PATH"
 start=$SECONDS
 scripts/dist.sh
 echo "test-dist: make dist took $((SECONDS - start)) s"
+# The notices name every crate of cargo's own dependency graph for the shipped libraries: a
+# second list, from the lock file, beside notices.py's, from what was compiled.
+for triple in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
+    cargo tree -q -p gw -e normal,no-proc-macro "${dist_features[@]}" --target "$triple" \
+        --prefix none --format '{p}' | awk '$1 != "gw" { print $1, substr($2, 2) }' | sort -u |
+        while read -r name crate_version; do
+            grep -q "^  $name $crate_version: " "$notices_dir/THIRD-PARTY-NOTICES.txt" ||
+                { echo "test-dist: THIRD-PARTY-NOTICES.txt lacks $name $crate_version ($triple)" >&2; exit 1; }
+        done
+done
+grep -q "^  std 0.0.0: " "$notices_dir/THIRD-PARTY-NOTICES.txt" ||
+    { echo "test-dist: THIRD-PARTY-NOTICES.txt lacks Rust's std" >&2; exit 1; }
 ls -l target/dist/*.tar.gz target/dist/natives/*/* target/dist/goproxy/*/*/*/*/*/@v/*.zip \
     target/dist/maven/dev/gw/gw-kotlin/*/*.jar
 

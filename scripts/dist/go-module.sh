@@ -5,7 +5,9 @@
 #     (link_static.go), plus scripts/dist/go-release/ (per-GOOS/GOARCH link files, the
 #     compile-time messages for CGO_ENABLED=0 and other platforms), gw.h in
 #     internal/native/include and the stripped, localized libgw.a per platform in
-#     internal/native/<goos>_<goarch>/. main's history never holds the archives (as
+#     internal/native/<goos>_<goarch>/ with THIRD-PARTY-NOTICES.txt beside them in
+#     internal/native/, and gw's LICENSE-APACHE and LICENSE-MIT at the module's root (where
+#     pkg.go.dev looks before it shows the docs). main's history never holds the archives (as
 #     wasmtime-go): only this tree does.
 #  2. target/dist/goproxy/: that tree as a GOPROXY folder (@v/list, .info, .mod, .zip), zipped by
 #     scripts/dist/gomodzip (golang.org/x/mod/zip).
@@ -37,6 +39,9 @@ for pair in linux-x86_64:linux_amd64 linux-aarch64:linux_arm64; do
     cp "$natives/libgw.a" "$tree/internal/native/${pair#*:}/"
 done
 cp include/gw.h "$tree/internal/native/include/"
+require_notices go-module
+cp "$notices_dir/LICENSE-APACHE" "$notices_dir/LICENSE-MIT" "$tree/"
+cp "$notices_dir/THIRD-PARTY-NOTICES.txt" "$tree/internal/native/"
 
 (cd scripts/dist/gomodzip && GOTOOLCHAIN=local go build -o "$OLDPWD/target/dist/gomodzip" .)
 target/dist/gomodzip -dir "$tree" -module "$module" -version "v$(gw_version)" -out "$proxy"

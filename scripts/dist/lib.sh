@@ -3,6 +3,33 @@
 # The crate's version (Cargo.toml), which every artifact of a release carries.
 gw_version() { sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1; }
 
+# The features of the shipped libraries (natives.sh builds them; test-dist.sh lists their crates).
+# no-dependency-logs (Cargo.toml) instead of the default feature: no one can install a `log`
+# logger in the C library, so the log records of ureq and rustls are compiled out.
+dist_features=(--no-default-features --features no-dependency-logs)
+
+# The license files every artifact carries (scripts/dist/notices.py, run by scripts/dist.sh).
+# Absolute: every script sources this file from the checkout's root.
+notices_dir="$PWD/target/dist/notices"
+notice_files="LICENSE-APACHE LICENSE-MIT THIRD-PARTY-NOTICES.txt"
+require_notices() {
+    local f
+    for f in $notice_files; do
+        [ -f "$notices_dir/$f" ] || { echo "$1: $notices_dir/$f is missing (scripts/dist/notices.py)" >&2; exit 1; }
+    done
+}
+# same_notices WHO DIR [THIRD_PARTY_DIR]: an installed artifact holds gw's licenses in DIR and
+# THIRD-PARTY-NOTICES.txt in THIRD_PARTY_DIR (default DIR), each as make dist wrote it.
+same_notices() {
+    local f dir
+    for f in $notice_files; do
+        dir="$2"
+        [ "$f" != THIRD-PARTY-NOTICES.txt ] || dir="${3:-$2}"
+        [ -f "$dir/$f" ] || { echo "$1: $dir/$f is missing" >&2; exit 1; }
+        cmp -s "$dir/$f" "$notices_dir/$f" || { echo "$1: $dir/$f differs from $notices_dir/$f" >&2; exit 1; }
+    done
+}
+
 # The dist platforms: <our name>:<Go's GOOS_GOARCH>:<JNA's resource prefix>.
 dist_platforms="linux-x86_64:linux_amd64:linux-x86-64 linux-aarch64:linux_arm64:linux-aarch64"
 

@@ -2,7 +2,8 @@
 # scripts/dist/maven.sh: target/dist/maven/, a Maven repository folder holding dev.gw:gw-kotlin
 # as a release publishes it (after scripts/dist/natives.sh):
 #   gw-kotlin-<v>.jar          the binding, plus libgw.so under JNA's resource prefixes
-#                              (linux-x86-64/, linux-aarch64/), which GwNative loads first
+#                              (linux-x86-64/, linux-aarch64/), which GwNative loads first, and
+#                              META-INF/{LICENSE-APACHE,LICENSE-MIT,THIRD-PARTY-NOTICES.txt}
 #   gw-kotlin-<v>-sources.jar  the Kotlin sources (with their KDoc)
 #   gw-kotlin-<v>-javadoc.jar  the binding's README as index.html. Not generated API docs:
 #                              Dokka would add a heavy plugin and minutes to every release
@@ -18,7 +19,9 @@ source scripts/dist/lib.sh
 repo="$PWD/target/dist/maven"
 stage="$PWD/target/dist/maven-stage"
 rm -rf "$repo" "$stage"
-mkdir -p "$stage/natives" "$stage/javadoc" "$stage/project"
+mkdir -p "$stage/natives" "$stage/javadoc" "$stage/project" "$stage/notices"
+require_notices maven
+for f in $notice_files; do cp "$notices_dir/$f" "$stage/notices/"; done
 for triple in $dist_platforms; do
     IFS=: read -r platform _ jna_prefix <<<"$triple"
     so="target/dist/natives/$platform/libgw.so"
@@ -39,13 +42,15 @@ cp -r bindings/kotlin/pom.xml bindings/kotlin/src "$stage/project/"
 echo "maven: building dev.gw:gw-kotlin:$(gw_version) into $repo" >&2
 mvn -B -q -Pdist -f "$stage/project/pom.xml" deploy \
     -Dmaven.test.skip=true -Dmaven.install.skip=true \
-    -Dgw.natives.dir="$stage/natives" -Dgw.javadoc.dir="$stage/javadoc" \
+    -Dgw.natives.dir="$stage/natives" -Dgw.notices.dir="$stage/notices" -Dgw.javadoc.dir="$stage/javadoc" \
     -DaltDeploymentRepository="gw-dist::file://$repo" </dev/null
 jar="$repo/dev/gw/gw-kotlin/$(gw_version)/gw-kotlin-$(gw_version).jar"
 python3 - "$jar" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-missing = [p for p in ("linux-x86-64/libgw.so", "linux-aarch64/libgw.so", "dev/gw/gw-kotlin.properties") if p not in names]
+missing = [p for p in ("linux-x86-64/libgw.so", "linux-aarch64/libgw.so", "dev/gw/gw-kotlin.properties",
+                       "META-INF/LICENSE-APACHE", "META-INF/LICENSE-MIT", "META-INF/THIRD-PARTY-NOTICES.txt")
+           if p not in names]
 if missing:
     sys.exit(f"maven: {sys.argv[1]} lacks {', '.join(missing)}")
 PY

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/dist/natives.sh PLATFORM: builds gw's libraries for one platform of `make dist` with
 # the size-minded `dist` profile (Cargo.toml) and writes target/dist/natives/PLATFORM/ with
-# libgw.so (stripped, SONAME libgw.so.MAJOR) and libgw.a (only gw_* global, debug info stripped).
+# libgw.so (stripped, SONAME libgw.so.MAJOR), libgw.a (only gw_* global, debug info stripped) and
+# cargo-units.jsonl (what cargo compiled into them, for scripts/dist/notices.py).
 #   linux-x86_64   cargo zigbuild for x86_64-unknown-linux-gnu.2.17: zig links libgw.so against
 #                  glibc 2.17 stubs, so it loads on any glibc >= 2.17 (manylinux2014's floor).
 #   linux-aarch64  the same for aarch64-unknown-linux-gnu.2.17; aarch64-linux-gnu binutils
@@ -25,19 +26,18 @@
 # run with unchanged sources only re-checks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/dist/lib.sh
 
 platform="$1"
 out="target/dist/natives/$platform"
 say() { echo "dist-natives[$platform]: $*" >&2; }
 # cargo-zigbuild and zig (python -m ziglang) from install-dist.sh's virtualenv.
 PATH="$(scripts/ci/install-dist.sh --venv-bin):$PATH"
-# no-dependency-logs (Cargo.toml) instead of the default feature: no one can install a `log`
-# logger in the C library, so the log records of ureq and rustls are compiled out.
 # std's own crates at opt-level 2, not the profile's "s" for crates off the hot path: at "s" a
 # stream event took 5% more instructions (std's non-generic code: UTF-8 checks, I/O), at 2 it is
 # as with the prebuilt std, and the library 208 bytes larger. Given here, not in Cargo.toml,
 # where every other build would warn that no package matches.
-build=(-p gw --lib --profile dist --no-default-features --features no-dependency-logs
+build=(-p gw --lib --profile dist "${dist_features[@]}"
     -Zbuild-std=std,panic_unwind -Zbuild-std-features=optimize_for_size
     --config 'profile.dist.package.core.opt-level=2'
     --config 'profile.dist.package.alloc.opt-level=2'
@@ -62,10 +62,15 @@ esac
 # A target folder of its own: this cargo runs another rustc than the host builds do.
 export CARGO_TARGET_DIR=target/natives
 built="$CARGO_TARGET_DIR/$triple/dist"
-RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc cargo zigbuild "${build[@]}" --target "$triple.2.17" >&2
+# cargo's JSON messages (diagnostics still rendered on stderr) name every crate compiled into
+# the libraries, std's included: scripts/dist/notices.py writes the third-party notices from them.
+units="$CARGO_TARGET_DIR/$triple-dist-units.jsonl"
+RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc cargo zigbuild "${build[@]}" --target "$triple.2.17" \
+    --message-format=json-render-diagnostics >"$units"
 
 rm -rf "$out"
 mkdir -p "$out"
+mv "$units" "$out/cargo-units.jsonl"
 cp "$built/libgw.so" "$built/libgw.a" "$out/"
 "${binutils}strip" --strip-all "$out/libgw.so"
 # LTO leaves LLVM bitcode (.llvmbc) in the archive's objects, which binutils' LLVM 14 plugin
@@ -86,8 +91,8 @@ if [ "$(printf '%s\n' "${floor#GLIBC_}" 2.17 | sort -V | tail -n 1)" != 2.17 ]; 
     "${binutils}objdump" -T "$out/libgw.so" | grep -v 'GLIBC_2\.\(17\|[0-9]\)\b\|GLIBC_2\.1[0-6]\b' | grep GLIBC_ >&2 || true
     fail=1
 fi
-# Issue 26 asked for <= 2.5 MB (2,500,000 bytes). aarch64 holds it (2,165,440 bytes) and this
-# guard keeps it there. x86_64 does not (2,595,080 bytes: ring's x86 code comes in several
+# Issue 26 asked for <= 2.5 MB (2,500,000 bytes). aarch64 holds it (2,165,376 bytes) and this
+# guard keeps it there. x86_64 does not (2,595,144 bytes: ring's x86 code comes in several
 # variants per CPU feature and gw's own code is larger there), so its guard only catches growth.
 case "$platform" in
 linux-aarch64) so_max=2500000 ;;

@@ -8,19 +8,23 @@
 #     archive is unpacked
 #   lib/cmake/gw: find_package(gw CONFIG) with gw::gw, gw::gw_static, gw::cpp, gw::cpp_static;
 #     the config finds the prefix from its own place
+#   share/doc/gw: LICENSE-APACHE, LICENSE-MIT, THIRD-PARTY-NOTICES.txt (scripts/dist/notices.py),
+#     under the prefix rather than at the top, so unpacking into /usr/local leaves no loose files
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/dist/lib.sh
 
 version="$(gw_version)"
 major="${version%%.*}"
+require_notices sdk
 for platform in linux-x86_64 linux-aarch64; do
     natives="target/dist/natives/$platform"
     [ -f "$natives/libgw.so" ] || { echo "sdk: $natives/libgw.so is missing (scripts/dist/natives.sh)" >&2; exit 1; }
     name="gw-$version-$platform"
     stage="target/dist/sdk-stage/$name"
     rm -rf "$stage"
-    install -d "$stage/include/gw" "$stage/lib/pkgconfig" "$stage/lib/cmake/gw"
+    install -d "$stage/include/gw" "$stage/lib/pkgconfig" "$stage/lib/cmake/gw" "$stage/share/doc/gw"
+    for f in $notice_files; do install -m 0644 "$notices_dir/$f" "$stage/share/doc/gw/"; done
     install -m 0644 include/gw.h "$stage/include/"
     install -m 0644 bindings/cpp/include/gw/*.hpp "$stage/include/gw/"
     install -m 0755 "$natives/libgw.so" "$stage/lib/libgw.so.$version"

@@ -27,6 +27,8 @@ repo="$PWD"
 cd "$app"
 go mod init example.com/consumer >/dev/null 2>&1
 go get "$module@$version"
+module_dir="$(go list -m -f '{{.Dir}}' "$module")"
+same_notices "test-dist[go]: the module" "$module_dir" "$module_dir/internal/native"
 go build -o app .
 if ldd app | grep libgw >/dev/null; then fail "the default build links libgw.so"; fi
 ./app

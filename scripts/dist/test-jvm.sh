@@ -50,6 +50,11 @@ for lang in kotlin java; do
         -Dmdep.outputFile="$project/classpath.txt" </dev/null
     origin="$local_repo/dev/gw/gw-kotlin/$version/_remote.repositories"
     grep -q "gw-kotlin-$version.jar>gw-dist=" "$origin" || { cat "$origin"; fail "$lang: gw-kotlin did not come from target/dist/maven"; }
+    # The jar as resolved carries gw's licenses and the natives' notices in META-INF/.
+    rm -rf "$project/jar-meta-inf"
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2], [n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.startswith("META-INF/")])' \
+        "$local_repo/dev/gw/gw-kotlin/$version/gw-kotlin-$version.jar" "$project/jar-meta-inf"
+    same_notices "test-dist[jvm]: $lang, the resolved jar" "$project/jar-meta-inf/META-INF"
     cp_line="$project/target/classes:$(cat "$project/classpath.txt")"
     echo "test-dist[jvm]: $lang, no library path"
     java -cp "$cp_line" "$main" "$version"

@@ -17,6 +17,7 @@ for platform in linux-x86_64 linux-aarch64; do
     mkdir -p "$dir"
     tar -xzf "target/dist/gw-$version-$platform.tar.gz" -C "$dir"
     sdk="$dir/gw-$version-$platform"
+    same_notices "test-dist[sdk]: $platform" "$sdk/share/doc/gw"
     case "$platform" in
     linux-x86_64)
         cc=cc run=() cmake_cross=() readelf=readelf
