@@ -206,6 +206,22 @@ pub async fn serve(
     serve_state(listener, shared, shutdown).await;
 }
 
+/// [`serve`] over HTTPS with `identity` (see [`TestCa`]): the binary's `--tls-ca-out`, for the
+/// bindings' tests of their trust options.
+pub async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    api_key: &str,
+    identity: &ServerIdentity,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    let shared = Shared::new(api_key);
+    let listener = tls::TlsListener {
+        tcp: raw::RawAwareListener::new(listener, shared.clone()),
+        acceptor: tls::acceptor(identity),
+    };
+    serve_state(listener, shared, shutdown).await;
+}
+
 async fn serve_state<L>(
     listener: L,
     shared: Arc<Shared>,

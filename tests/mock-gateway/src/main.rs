@@ -1,15 +1,20 @@
-//! `gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof]`: the mock gateway as a process, for
-//! the C, Go, Kotlin and Python suites and `make demo`. The first stdout line is its address.
+//! `gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof] [--tls-ca-out FILE]`: the mock gateway
+//! as a process, for the C, Go, Kotlin and Python suites and `make demo`. The first stdout line is
+//! its address. With `--tls-ca-out` it speaks HTTPS (https://127.0.0.1:PORT) with a certificate
+//! for 127.0.0.1 and localhost from a CA made for this run, whose PEM it writes to FILE first:
+//! what a client must trust (the bindings' ca_file / ca_pem tests).
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof]";
+const USAGE: &str =
+    "usage: gw-mock [--port N] [--api-key K] [--exit-on-stdin-eof] [--tls-ca-out FILE]";
 
 struct Args {
     port: u16,
     api_key: String,
     exit_on_stdin_eof: bool,
+    tls_ca_out: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -17,6 +22,7 @@ fn parse_args() -> Result<Args, String> {
         port: 0,
         api_key: gw_mock::DEFAULT_API_KEY.to_string(),
         exit_on_stdin_eof: false,
+        tls_ca_out: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -35,6 +41,7 @@ fn parse_args() -> Result<Args, String> {
             "--port" => args.port = value()?.parse().map_err(|_| "--port: not a port number")?,
             "--api-key" => args.api_key = value()?,
             "--exit-on-stdin-eof" => args.exit_on_stdin_eof = true,
+            "--tls-ca-out" => args.tls_ca_out = Some(value()?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -62,9 +69,23 @@ fn main() -> ExitCode {
         }
     };
     let addr = listener.local_addr().expect("local_addr");
+    // The CA's PEM is written before the address is printed: a test that read the address
+    // can read the file.
+    let identity = match &args.tls_ca_out {
+        None => None,
+        Some(path) => {
+            let ca = gw_mock::TestCa::new("gw-mock test CA");
+            if let Err(e) = std::fs::write(path, ca.cert_pem()) {
+                eprintln!("gw-mock: cannot write the CA to {path}: {e}");
+                return ExitCode::FAILURE;
+            }
+            Some(ca.server(&["127.0.0.1", "localhost"]))
+        }
+    };
     {
+        let scheme = if identity.is_some() { "https" } else { "http" };
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "http://{addr}");
+        let _ = writeln!(out, "{scheme}://{addr}");
         let _ = out.flush();
     }
     listener.set_nonblocking(true).expect("set_nonblocking");
@@ -76,12 +97,11 @@ fn main() -> ExitCode {
         .expect("tokio runtime");
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-        gw_mock::serve(
-            listener,
-            &args.api_key,
-            shutdown_signal(args.exit_on_stdin_eof),
-        )
-        .await;
+        let shutdown = shutdown_signal(args.exit_on_stdin_eof);
+        match &identity {
+            None => gw_mock::serve(listener, &args.api_key, shutdown).await,
+            Some(identity) => gw_mock::serve_tls(listener, &args.api_key, identity, shutdown).await,
+        }
     });
     // Don't wait for open connections (e.g. a dripping stream) on the way out.
     rt.shutdown_background();
