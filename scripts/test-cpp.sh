@@ -83,6 +83,18 @@ done
 start_mock
 export GW_TEST_BASE_URL="$MOCK_URL"
 echo "test-cpp: gw-mock at $GW_TEST_BASE_URL"
+# A second gw-mock, over HTTPS with a CA made for this run, for tls_test.cpp. Its stdin is this
+# script's fd 7, so it ends with the script (--exit-on-stdin-eof) without a trap of its own.
+tls_mock="$out/tls-mock"
+rm -rf "$tls_mock" && mkdir -p "$tls_mock"
+exec 7> >(exec "$lib/gw-mock" --port 0 --exit-on-stdin-eof --tls-ca-out "$tls_mock/ca.pem" >"$tls_mock/address")
+for _ in $(seq 100); do
+    [ -s "$tls_mock/address" ] && break
+    sleep 0.1
+done
+GW_TEST_TLS_URL="$(head -n 1 "$tls_mock/address")"
+[ -n "$GW_TEST_TLS_URL" ] || { echo "test-cpp: the TLS gw-mock did not start" >&2; exit 1; }
+export GW_TEST_TLS_URL GW_TEST_TLS_CA="$tls_mock/ca.pem"
 # Leak checking stays on; UBSan stops at the first finding.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 

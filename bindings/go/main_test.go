@@ -38,45 +38,53 @@ func runWithMock(m *testing.M) int {
 		mockURL = os.Getenv("GW_BASE_URL")
 		return m.Run()
 	}
+	url, stop, err := startMock()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gw tests:", err)
+		return 1
+	}
+	defer stop()
+	mockURL = url
+	os.Setenv("GW_BASE_URL", mockURL)
+	os.Setenv("GW_API_KEY", testKey)
+	return m.Run()
+}
+
+// startMock starts a gw-mock process with args besides its port and returns its address
+// and how to stop it.
+func startMock(args ...string) (url string, stop func(), err error) {
 	bin := os.Getenv("GW_MOCK_BIN")
 	if bin == "" {
 		bin = filepath.Join("..", "..", "target", "release", "gw-mock")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		fmt.Fprintf(os.Stderr, "gw tests: gw-mock not found at %s (run `make build`, or set GW_MOCK_BIN): %v\n", bin, err)
-		return 1
+		return "", nil, fmt.Errorf("gw-mock not found at %s (run `make build`, or set GW_MOCK_BIN): %w", bin, err)
 	}
-	cmd := exec.Command(bin, "--port", "0", "--exit-on-stdin-eof")
+	cmd := exec.Command(bin, append([]string{"--port", "0", "--exit-on-stdin-eof"}, args...)...)
 	stdin, err := cmd.StdinPipe() // closing it (or our death) stops the mock
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gw tests:", err)
-		return 1
+		return "", nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gw tests:", err)
-		return 1
+		return "", nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "gw tests: starting gw-mock:", err)
-		return 1
+		return "", nil, fmt.Errorf("starting gw-mock: %w", err)
 	}
-	defer func() {
+	stop = func() {
 		stdin.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-	}()
+	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "gw tests: gw-mock printed no address:", err)
-		return 1
+		stop()
+		return "", nil, fmt.Errorf("gw-mock printed no address: %w", err)
 	}
 	go io.Copy(io.Discard, stdout)
-	mockURL = strings.TrimSpace(line)
-	os.Setenv("GW_BASE_URL", mockURL)
-	os.Setenv("GW_API_KEY", testKey)
-	return m.Run()
+	return strings.TrimSpace(line), stop, nil
 }
 
 // newClient makes a client on the mock and closes it when the test ends.

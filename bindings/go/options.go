@@ -35,6 +35,12 @@ type Options struct {
 	MaxIdleConnections     int               // pooled connections kept; size it for your concurrency; default 16
 	UserAgent              string            // appended to gw/<version>
 
+	// Trust, for a gateway whose certificate a private CA signed (a corporate proxy that
+	// inspects TLS, an internal deployment). The built-in roots stay trusted besides.
+	CAFile      string // a PEM file of CA certificates
+	CAPEM       string // PEM text of CA certificates
+	TLSVerifier string // "webpki" (the built-in roots; the default) or "platform" (the OS store, where gw was built with it)
+
 	// MaxInFlight bounds the calls of this Client inside gw at once (each holds an OS
 	// thread while it runs; an open stream counts until it ends or is closed). Calls
 	// beyond it wait in Go, holding no thread, until a slot frees or their context ends.
@@ -105,6 +111,9 @@ type optionsJSON struct {
 	MaxIdle           int               `json:"max_idle_connections,omitempty"`
 	IdempotencyKeys   *bool             `json:"idempotency_keys,omitempty"`
 	UserAgent         string            `json:"user_agent,omitempty"`
+	CAFile            string            `json:"ca_file,omitempty"`
+	CAPEM             string            `json:"ca_pem,omitempty"`
+	TLSVerifier       string            `json:"tls_verifier,omitempty"`
 }
 
 // timeoutMS maps a Duration to gw's milliseconds: nil (default) for 0, 0 (none) below 0,
@@ -140,6 +149,9 @@ func (o *Options) json() ([]byte, error) {
 		MaxEventBytes:     o.MaxEventBytes,
 		MaxIdle:           o.MaxIdleConnections,
 		UserAgent:         o.UserAgent,
+		CAFile:            o.CAFile,
+		CAPEM:             o.CAPEM,
+		TLSVerifier:       o.TLSVerifier,
 	}
 	j.MaxRetries = retries(o.MaxRetries)
 	if o.DisableValidation {

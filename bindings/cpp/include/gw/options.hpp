@@ -79,6 +79,11 @@ struct ClientOptions {
     std::optional<bool> idempotency_keys;  // false: no automatic Idempotency-Key on POSTs
     std::string user_agent;
     std::optional<unsigned> max_idle_connections;
+    // Trust for a gateway whose certificate a private CA signed (a proxy that inspects TLS);
+    // the built-in roots stay trusted. tls_verifier: "webpki" (default) or "platform".
+    std::string ca_file;  // a PEM file of CA certificates
+    std::string ca_pem;   // PEM text of CA certificates
+    std::string tls_verifier;
 
     // The options JSON for gw_client_create. It holds the API key: do not log it.
     std::string to_json() const
@@ -108,6 +113,9 @@ struct ClientOptions {
         detail::string_member(out, "user_agent", user_agent);
         if (max_idle_connections)
             detail::raw_member(out, "max_idle_connections", std::to_string(*max_idle_connections));
+        detail::string_member(out, "ca_file", ca_file);
+        detail::string_member(out, "ca_pem", ca_pem);
+        detail::string_member(out, "tls_verifier", tls_verifier);
         return out + "}";
     }
 };

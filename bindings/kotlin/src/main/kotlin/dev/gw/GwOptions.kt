@@ -22,6 +22,14 @@ import kotlin.time.Duration.Companion.milliseconds
  * app's other work. An [executor] given replaces the pool (and [maxThreads]): bound it, as
  * each call holds one of its threads until the gateway answers.
  *
+ * Trust: behind a proxy that inspects TLS, or with a gateway whose certificate a private CA
+ * signed, give that CA as [caFile] (a PEM file) or [caPem] (PEM text); the built-in roots stay
+ * trusted. [tlsVerifier] is "webpki" (the built-in roots, the default) or "platform" (the OS
+ * store: Android, with [GwAndroid.init], or a gw built with it).
+ *
+ * The options after [executor] came later; they sit at the end so positional callers keep
+ * working.
+ *
  * From Java: `GwOptions.builder().baseUrl(...).apiKey(...).build()`.
  */
 data class GwOptions(
@@ -44,6 +52,17 @@ data class GwOptions(
     val extra: JsonObject = JsonObject(emptyMap()),
     val maxThreads: Int? = null,
     val executor: Executor? = null,
+    /** Wait for an answer's head once the request is sent (a model may think long). */
+    val firstByteTimeout: Duration? = null,
+    /** The largest data of one stream event. */
+    val maxEventBytes: Long? = null,
+    /** Pooled connections kept: size it for the calls the client runs at once. */
+    val maxIdleConnections: Int? = null,
+    /** false: no automatic `Idempotency-Key` on POSTs. */
+    val idempotencyKeys: Boolean? = null,
+    val caFile: String? = null,
+    val caPem: String? = null,
+    val tlsVerifier: String? = null,
 ) {
     /** The options JSON gw reads. */
     fun toJson(): JsonObject = buildJsonObject {
@@ -63,6 +82,13 @@ data class GwOptions(
         maxResponseBytes?.let { put("max_response_bytes", it) }
         maxLineBytes?.let { put("max_line_bytes", it) }
         userAgent?.let { put("user_agent", it) }
+        firstByteTimeout?.let { put("first_byte_timeout_ms", it.inWholeMilliseconds) }
+        maxEventBytes?.let { put("max_event_bytes", it) }
+        maxIdleConnections?.let { put("max_idle_connections", it) }
+        idempotencyKeys?.let { put("idempotency_keys", it) }
+        caFile?.let { put("ca_file", it) }
+        caPem?.let { put("ca_pem", it) }
+        tlsVerifier?.let { put("tls_verifier", it) }
         extra.forEach { (k, v) -> put(k, v) }
     }
 
@@ -97,6 +123,13 @@ data class GwOptions(
         fun extra(extra: JsonObject) = apply { o = o.copy(extra = JsonObject(o.extra + extra)) }
         fun maxThreads(maxThreads: Int?) = apply { o = o.copy(maxThreads = maxThreads) }
         fun executor(executor: Executor?) = apply { o = o.copy(executor = executor) }
+        fun firstByteTimeout(timeout: java.time.Duration?) = apply { o = o.copy(firstByteTimeout = timeout?.toKotlin()) }
+        fun maxEventBytes(bytes: Long?) = apply { o = o.copy(maxEventBytes = bytes) }
+        fun maxIdleConnections(connections: Int?) = apply { o = o.copy(maxIdleConnections = connections) }
+        fun idempotencyKeys(enabled: Boolean?) = apply { o = o.copy(idempotencyKeys = enabled) }
+        fun caFile(path: String?) = apply { o = o.copy(caFile = path) }
+        fun caPem(pem: String?) = apply { o = o.copy(caPem = pem) }
+        fun tlsVerifier(verifier: String?) = apply { o = o.copy(tlsVerifier = verifier) }
         fun build(): GwOptions = o
     }
 
@@ -125,6 +158,7 @@ class CallOptions(
     val idempotencyKey: String? = null,
     val validate: Boolean? = null,
     val onResponse: ((ResponseMeta) -> Unit)? = null,
+    val firstByteTimeout: Duration? = null,
 ) {
     /** The derive options JSON, or null when nothing is overridden. */
     internal fun toJsonOrNull(): JsonObject? {
@@ -136,6 +170,7 @@ class CallOptions(
             if (headers.isNotEmpty()) put("headers", headersJson(headers))
             idempotencyKey?.let { put("idempotency_key", it) }
             validate?.let { put("validate", it) }
+            firstByteTimeout?.let { put("first_byte_timeout_ms", it.inWholeMilliseconds) }
         }
         return json.takeIf { it.isNotEmpty() }
     }
@@ -150,6 +185,7 @@ class CallOptions(
         private var idempotencyKey: String? = null
         private var validate: Boolean? = null
         private var onResponse: ((ResponseMeta) -> Unit)? = null
+        private var firstByteTimeout: Duration? = null
 
         fun totalTimeout(timeout: java.time.Duration?) = apply { totalTimeout = timeout?.toKotlin() }
         fun readTimeout(timeout: java.time.Duration?) = apply { readTimeout = timeout?.toKotlin() }
@@ -158,11 +194,13 @@ class CallOptions(
         fun header(name: String, value: String) = apply { headers = headers + (name to value) }
         fun idempotencyKey(key: String?) = apply { idempotencyKey = key }
         fun validate(validate: Boolean?) = apply { this.validate = validate }
+        fun firstByteTimeout(timeout: java.time.Duration?) = apply { firstByteTimeout = timeout?.toKotlin() }
         fun onResponse(listener: java.util.function.Consumer<ResponseMeta>?) =
             apply { onResponse = listener?.let { l -> { meta: ResponseMeta -> l.accept(meta) } } }
 
         fun build() = CallOptions(
             totalTimeout, readTimeout, connectTimeout, maxRetries, headers, idempotencyKey, validate, onResponse,
+            firstByteTimeout,
         )
     }
 
