@@ -173,13 +173,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_process_default_provider_is_used() {
-        // Installing once per process is all rustls allows; another test may have done it.
-        let _ = ring_provider::default_provider().install_default();
-        let installed = CryptoProvider::get_default().expect("a process default");
-        assert!(Arc::ptr_eq(&crypto_provider(), installed));
-    }
+    // A process-default provider winning: tests/tls_process_provider.rs, in a process of its
+    // own (installing one here would change the provider of every later unit test).
 
     #[test]
     fn refuses_private_keys_and_draws_random_bytes() {
