@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs libgw.so, libgw.a, gw.h, gw.pc and gw-static.pc, the C++ headers (include/gw/)
-# and the CMake package (lib/cmake/gw) under $PREFIX (default /usr/local).
+# Installs libgw.so, libgw.a, gw.h, gw.pc and gw-static.pc, the C++ headers (include/gw/),
+# the CMake package (lib/cmake/gw) and gw's licenses (share/doc/gw) under $PREFIX (default
+# /usr/local). (The release SDKs also carry THIRD-PARTY-NOTICES.txt: scripts/dist/notices.py.)
 # DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
 # The shared library goes in as libgw.so.X.Y.Z with the usual links: libgw.so.X (its SONAME,
 # which programs record and the loader looks for) and libgw.so (what -lgw finds).
@@ -37,3 +38,8 @@ install -m 0644 bindings/cpp/include/gw/*.hpp "$dest/include/gw/"
 install -m 0644 bindings/cpp/cmake/gwConfig.cmake "$dest/lib/cmake/gw/gwConfig.cmake"
 sed -e "s|@VERSION@|$version|g" -e "s|@SIZEOF_VOID_P@|$(($(getconf LONG_BIT) / 8))|g" \
     bindings/cpp/cmake/gwConfigVersion.cmake.in >"$dest/lib/cmake/gw/gwConfigVersion.cmake"
+
+# The licenses, where a prefix keeps a package's (MIT and Apache-2.0 ask that they go with
+# every copy).
+install -d "$dest/share/doc/gw"
+install -m 0644 LICENSE-APACHE LICENSE-MIT "$dest/share/doc/gw/"

@@ -58,6 +58,9 @@ if [ "$needed" != "$soname" ]; then
     exit 1
 fi
 echo "test-install: SONAME $soname, program records $needed"
+for f in LICENSE-APACHE LICENSE-MIT; do
+    cmp -s "$f" "$prefix/share/doc/gw/$f" || { echo "test-install: share/doc/gw/$f is missing or differs" >&2; exit 1; }
+done
 
 # Static, the README's recipe: gw-static.pc names libgw.a itself. The program must not need
 # libgw.so (ldd, and no NEEDED entry), and must run with no libgw.so anywhere to be found.
