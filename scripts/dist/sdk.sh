@@ -10,6 +10,7 @@
 #     the config finds the prefix from its own place
 #   share/doc/gw: LICENSE-APACHE, LICENSE-MIT, THIRD-PARTY-NOTICES.txt (scripts/dist/notices.py),
 #     under the prefix rather than at the top, so unpacking into /usr/local leaves no loose files
+# and target/dist/SHA256SUMS for the archives.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/dist/lib.sh
@@ -47,3 +48,5 @@ for platform in linux-x86_64 linux-aarch64; do
     echo "sdk: target/dist/$name.tar.gz ($(stat -c %s "target/dist/$name.tar.gz") bytes)" >&2
 done
 rm -rf target/dist/sdk-stage
+# What a release page lists beside the archives, for `sha256sum -c SHA256SUMS`.
+(cd target/dist && sha256sum "gw-$version"-linux-*.tar.gz >SHA256SUMS)

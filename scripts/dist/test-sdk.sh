@@ -12,6 +12,9 @@ version="$(gw_version)"
 repo="$PWD"
 fail() { echo "test-dist[sdk]: $*" >&2; exit 1; }
 
+# The archives as downloaded match the checksums published beside them.
+(cd target/dist && sha256sum --quiet -c SHA256SUMS) || fail "target/dist/SHA256SUMS does not match the archives"
+grep -c "gw-$version-linux-" target/dist/SHA256SUMS | grep -qx 2 || fail "SHA256SUMS lists $(wc -l <target/dist/SHA256SUMS) lines, not the two archives"
 for platform in linux-x86_64 linux-aarch64; do
     dir="$GW_DIST_WORK/sdk-$platform"
     mkdir -p "$dir"
