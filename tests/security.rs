@@ -372,12 +372,13 @@ fn huge_time_options_never_panic() {
 
 // ---- The key in whatever form a server echoes it (issue 19, item 3) ---------
 
-/// Everything a failed call hands back, as text: `*out`, `gw_last_error` and the
-/// last response's metadata.
+/// Everything a failed call hands back, as text: `*out`, `gw_last_error`, the error's
+/// Debug print (its fields, the server's body among them) and the last response's metadata.
 fn everything_shown(c: &Client, e: &gw::Error) -> String {
     format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{:?}\n{}",
         e.to_json(),
+        e,
         e,
         c.last_response()
             .map(|m| m.to_json().to_string())
@@ -403,6 +404,55 @@ fn a_key_echoed_with_a_json_escape_is_redacted_in_the_error_body() {
         .unwrap()
         .contains("[REDACTED]"));
     assert_eq!(decoded["error"]["code"], "invalid_api_key");
+}
+
+/// Found by the `response` fuzzer: a JSON error body naming a member twice, the first
+/// time with the key. Parsed, the second value wins, so the key was in no string of the
+/// parsed body and the raw body went out unredacted in the error (its Debug print shows
+/// `body`). Every JSON string of the raw text is redacted now, duplicates or not.
+#[test]
+fn a_key_in_a_json_member_named_twice_is_redacted_in_the_error_body() {
+    let mock = MockGateway::start_with_key("sk-secret123");
+    let body = r#"{"error":{"message":"bad key","type":"key sk-secret123","type":"invalid_request_error"}}"#;
+    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
+    let c = client(&mock);
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), 401);
+    let shown = everything_shown(&c, &e);
+    assert!(!shown.contains("sk-secret123"), "{shown}");
+    let gw::Error::Http {
+        body: Some(sent), ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(
+        sent,
+        r#"{"error":{"message":"bad key","type":"key [REDACTED]","type":"invalid_request_error"}}"#,
+        "the body as the server sent it, but for the key"
+    );
+}
+
+/// The same in a vendor failure, whose body the error JSON (`*out` in C) hands back as
+/// the vendor sent it: there the key reached every binding.
+#[test]
+fn a_key_in_a_json_member_named_twice_is_redacted_in_a_vendor_failure() {
+    let mock = MockGateway::start_with_key("sk-secret123");
+    let body = r#"{"code":1001,"message":"key sk-secret123","message":"quota","data":null}"#;
+    mock.push_fault(json!({"action": "status", "status": 200, "body": body}));
+    let c = client(&mock);
+    let request = json!({"image_url": "https://img.example/p.png", "prompt": "p",
+        "model": "h-model", "duration": 5, "aspect_ratio": "9:16"});
+    let e = c
+        .call(&ops::VENDOR_H_IMAGE_TO_VIDEO, &[], Some(&request))
+        .unwrap_err();
+    assert_eq!(e.status(), gw::GW_VENDOR, "{e}");
+    let shown = everything_shown(&c, &e);
+    assert!(!shown.contains("sk-secret123"), "{shown}");
+    assert_eq!(
+        e.to_json(),
+        r#"{"code":1001,"message":"key [REDACTED]","message":"quota","data":null}"#
+    );
 }
 
 #[test]

@@ -155,6 +155,28 @@ static void redirect_within_the_origin_keeps_the_key(void)
     gw_client_free(c);
 }
 
+/* Found by the response fuzzer: a vendor failure's body naming a member twice, the first
+ * time with the key. *out is the vendor's body as sent; the key in it is redacted even where
+ * a JSON parser would keep only the second member. */
+static void a_key_in_a_member_named_twice_is_redacted_from_a_vendor_failure(void)
+{
+    gw_client *c = test_client("\"max_retries\": 0");
+    mock_reset();
+    mock_fault("{\"action\": \"status\", \"status\": 200, \"body\": "
+               "\"{\\\"code\\\":1001,\\\"message\\\":\\\"key sk-test\\\",\\\"message\\\":\\\"quota\\\"}\"}");
+    char *out = NULL;
+    int rc = gw_vendor_h_image_to_video(c,
+                                        "{\"image_url\": \"https://img.example/p.png\", \"prompt\": \"p\", "
+                                        "\"model\": \"h-model\", \"duration\": 5, \"aspect_ratio\": \"9:16\"}",
+                                        &out);
+    CHECK_STATUS(rc, GW_VENDOR);
+    CHECK_STR_CONTAINS(out, "\"message\":\"key [REDACTED]\",\"message\":\"quota\"");
+    CHECK_STR_LACKS(out, "sk-test");
+    CHECK_STR_LACKS(gw_last_error(), "sk-test");
+    gw_free(out);
+    gw_client_free(c);
+}
+
 void run_auth_tests(void)
 {
     RUN(wrong_key_is_401_without_the_key);
@@ -163,4 +185,5 @@ void run_auth_tests(void)
     RUN(generate_content_errors_hide_the_key);
     RUN(redirect_to_another_origin_drops_the_key);
     RUN(redirect_within_the_origin_keeps_the_key);
+    RUN(a_key_in_a_member_named_twice_is_redacted_from_a_vendor_failure);
 }
