@@ -208,11 +208,24 @@ impl Error {
                 status,
                 message,
                 body,
-            } => Error::Http {
-                status,
-                message: r(message),
-                body: body.map(b),
-            },
+            } => {
+                // A message taken from the body (its first 200 characters, say) is taken
+                // again from the redacted body: cut from the raw one, it could end inside
+                // the key, and a prefix matches no spelling of it.
+                let from_body = body
+                    .as_deref()
+                    .is_some_and(|raw| http_error_message(status, raw) == message);
+                let body = body.map(b);
+                let message = match &body {
+                    Some(redacted) if from_body => http_error_message(status, redacted),
+                    _ => r(message),
+                };
+                Error::Http {
+                    status,
+                    message,
+                    body,
+                }
+            }
             Error::Internal(m) => Error::Internal(r(m)),
             Error::Cancelled => Error::Cancelled,
         }

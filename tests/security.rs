@@ -433,6 +433,23 @@ fn a_key_in_a_json_member_named_twice_is_redacted_in_the_error_body() {
     );
 }
 
+/// An error body that is not JSON gives the message its first 200 characters. Cut from the
+/// raw body, the cut could fall inside the key, and the prefix left (`sk-se`) matched no
+/// spelling of the key when the message was redacted: the message is cut from the redacted
+/// body now.
+#[test]
+fn a_key_cut_by_the_error_message_leaves_no_prefix_of_it() {
+    let mock = MockGateway::start_with_key("sk-secret123");
+    let body = format!("{} sk-secret123 is not valid here", "x".repeat(195));
+    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
+    let c = client(&mock);
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), 401);
+    let shown = everything_shown(&c, &e);
+    assert!(!shown.contains("sk-se"), "{shown}");
+    assert!(e.to_string().ends_with("x [RED"), "{e}");
+}
+
 /// The same in a vendor failure, whose body the error JSON (`*out` in C) hands back as
 /// the vendor sent it: there the key reached every binding.
 #[test]
