@@ -406,18 +406,24 @@ fn a_key_echoed_with_a_json_escape_is_redacted_in_the_error_body() {
     assert_eq!(decoded["error"]["code"], "invalid_api_key");
 }
 
+/// A chat a mock with `key` answers 401 with `body`: the client and the error.
+fn chat_answered_401(key: &str, body: &str) -> (Client, gw::Error) {
+    let mock = MockGateway::start_with_key(key);
+    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
+    let c = client(&mock);
+    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
+    assert_eq!(e.status(), 401, "{e}");
+    (c, e)
+}
+
 /// Found by the `response` fuzzer: a JSON error body naming a member twice, the first
 /// time with the key. Parsed, the second value wins, so the key was in no string of the
 /// parsed body and the raw body went out unredacted in the error (its Debug print shows
 /// `body`). Every JSON string of the raw text is redacted now, duplicates or not.
 #[test]
 fn a_key_in_a_json_member_named_twice_is_redacted_in_the_error_body() {
-    let mock = MockGateway::start_with_key("sk-secret123");
     let body = r#"{"error":{"message":"bad key","type":"key sk-secret123","type":"invalid_request_error"}}"#;
-    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
-    let c = client(&mock);
-    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
-    assert_eq!(e.status(), 401);
+    let (c, e) = chat_answered_401("sk-secret123", body);
     let shown = everything_shown(&c, &e);
     assert!(!shown.contains("sk-secret123"), "{shown}");
     let gw::Error::Http {
@@ -439,12 +445,8 @@ fn a_key_in_a_json_member_named_twice_is_redacted_in_the_error_body() {
 /// body now.
 #[test]
 fn a_key_cut_by_the_error_message_leaves_no_prefix_of_it() {
-    let mock = MockGateway::start_with_key("sk-secret123");
     let body = format!("{} sk-secret123 is not valid here", "x".repeat(195));
-    mock.push_fault(json!({"action": "status", "status": 401, "body": body}));
-    let c = client(&mock);
-    let e = c.call(&ops::CHAT, &[], Some(&chat("hi"))).unwrap_err();
-    assert_eq!(e.status(), 401);
+    let (c, e) = chat_answered_401("sk-secret123", &body);
     let shown = everything_shown(&c, &e);
     assert!(!shown.contains("sk-se"), "{shown}");
     assert!(e.to_string().ends_with("x [RED"), "{e}");

@@ -91,15 +91,16 @@ def crate(folder):
     with open(os.path.join(folder, "Cargo.toml"), "rb") as f:
         manifest = tomllib.load(f)
     name = manifest["package"]["name"]
+    files = license_files(folder)
     return {
         "name": name,
         "version": package_field(folder, manifest, "version") or "?",
         "license": package_field(folder, manifest, "license")
         or (f"see {package_field(folder, manifest, 'license-file')}" if package_field(folder, manifest, "license-file") else None),
         "repository": package_field(folder, manifest, "repository") or "",
-        "files": license_files(folder),
+        "files": files,
         # std's crates (version 0.0.0 or a placeholder) take the Rust source's COPYRIGHT.
-        "std": "/library/" in folder and any(os.path.basename(f) == "COPYRIGHT" for f in license_files(folder)),
+        "std": "/library/" in folder and any(os.path.basename(f) == "COPYRIGHT" for f in files),
     }
 
 
