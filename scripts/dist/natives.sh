@@ -65,6 +65,8 @@ built="$CARGO_TARGET_DIR/$triple/dist"
 # cargo's JSON messages (diagnostics still rendered on stderr) name every crate compiled into
 # the libraries, std's included: scripts/dist/notices.py writes the third-party notices from them.
 units="$CARGO_TARGET_DIR/$triple-dist-units.jsonl"
+# The shell opens the redirect before cargo runs: on a fresh clone the folder is not there yet.
+mkdir -p "$CARGO_TARGET_DIR"
 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc cargo zigbuild "${build[@]}" --target "$triple.2.17" \
     --message-format=json-render-diagnostics >"$units"
 
