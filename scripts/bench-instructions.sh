@@ -21,6 +21,8 @@ baseline=bench/instructions-baseline.txt
 tolerance_pct=5
 [ -f "$lib_dir/libgw.so" ] || { echo "bench-instructions: no $lib_dir/libgw.so (make build)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "bench-instructions: valgrind is not installed" >&2; exit 1; }
+# A cost no instruction count shows: AVX and legacy SSE mixed in one function.
+scripts/check-sse-mix.sh "$lib_dir/libgw.so"
 
 out=target/bench-instr
 mkdir -p "$out"
