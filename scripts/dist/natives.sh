@@ -107,5 +107,10 @@ fi
 so_max=2500000
 [ "$so_size" -le "$so_max" ] || { say "libgw.so is $so_size bytes, over $so_max"; fail=1; }
 [ "$a_size" -le 10485760 ] || { say "libgw.a is over 10 MB"; fail=1; }
+# The archive keeps its function symbols (the .so is stripped): no function mixes AVX and
+# legacy SSE (scripts/check-sse-mix.sh says why).
+if [[ $triple == x86_64-* ]]; then
+    scripts/check-sse-mix.sh "$out/libgw.a" >&2 || fail=1
+fi
 echo "$floor" >"$out/glibc-floor"
 exit "$fail"
