@@ -3,7 +3,8 @@
 # (non-VEX) SSE instruction. After an AVX instruction leaves the upper halves of the registers
 # in use, each such instruction costs a state transition on Intel CPUs: an `asm!` load that
 # the compiler cannot re-encode made gw's 1 MiB request-body scan 4.5x slower, and no
-# instruction count shows it. Run by scripts/bench-instructions.sh (the test-instructions suite).
+# instruction count shows it. Run by scripts/bench-instructions.sh (the test-instructions suite)
+# on the release library and by scripts/dist/natives.sh on the x86_64 archive.
 set -euo pipefail
 lib="$1"
 if [ "$(uname -m)" != x86_64 ]; then
