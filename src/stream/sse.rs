@@ -46,18 +46,24 @@ pub const DEFAULT_MAX_EVENT: usize = 8 * 1024 * 1024;
 pub struct SseParser<R> {
     reader: R,
     max_line: usize,
-    max_event: usize,
     /// The stream ended while an event with data was still gathering (discarded).
     ended_inside_event: bool,
     /// The previous line ended in CR: a leading LF of the next read belongs to it.
     after_cr: bool,
     first_line: bool,
+    gathering: Gathering,
+    /// A line that did not end inside one read of the reader, put together.
+    line: Vec<u8>,
+}
+
+/// The fields of the event being read, until its blank line dispatches it.
+struct Gathering {
+    max_event: usize,
     event: String,
     data: String,
     has_data: bool,
     last_id: Option<String>,
     retry_ms: Option<u64>,
-    line: Vec<u8>,
 }
 
 impl<R> SseParser<R> {
@@ -73,24 +79,26 @@ impl<R: BufRead> SseParser<R> {
         SseParser {
             reader,
             max_line,
-            // Many lines under the line cap with no blank line between them must
-            // not grow one event without bound either.
-            max_event: max_line.max(DEFAULT_MAX_EVENT),
             ended_inside_event: false,
             after_cr: false,
             first_line: true,
-            event: String::new(),
-            data: String::new(),
-            has_data: false,
-            last_id: None,
-            retry_ms: None,
+            gathering: Gathering {
+                // Many lines under the line cap with no blank line between them must
+                // not grow one event without bound either.
+                max_event: max_line.max(DEFAULT_MAX_EVENT),
+                event: String::new(),
+                data: String::new(),
+                has_data: false,
+                last_id: None,
+                retry_ms: None,
+            },
             line: Vec::new(),
         }
     }
 
     /// Caps the data of one event (its `data:` lines joined).
     pub fn max_event_bytes(mut self, limit: usize) -> Self {
-        self.max_event = limit;
+        self.gathering.max_event = limit;
         self
     }
 
@@ -128,32 +136,24 @@ impl<R: BufRead> SseParser<R> {
     /// a million events allocates nothing per event); false at the end.
     pub fn next_into(&mut self, out: &mut SseEvent) -> Result<bool, SseError> {
         loop {
+            if let Some(outcome) = self.line_in_place(out) {
+                if outcome? {
+                    return Ok(true);
+                }
+                continue;
+            }
             let Some(()) = self.read_line()? else {
                 // End of stream: an event still gathering (no blank line yet) is discarded.
-                self.ended_inside_event |= self.has_data;
-                self.event.clear();
-                self.data.clear();
-                self.has_data = false;
+                self.ended_inside_event |= self.gathering.has_data;
+                self.gathering.forget();
                 return Ok(false);
             };
-            let line = std::mem::take(&mut self.line);
-            let mut raw: &[u8] = &line;
+            let mut raw: &[u8] = &self.line;
             if self.first_line {
                 self.first_line = false;
                 raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
             }
-            // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
-            let text = match std::str::from_utf8(raw) {
-                Ok(text) => std::borrow::Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(raw),
-            };
-            let text: &str = &text;
-            let outcome = if text.is_empty() {
-                Ok(self.dispatch(out))
-            } else {
-                self.process_field(text).map(|()| false)
-            };
-            self.line = line;
+            let outcome = self.gathering.take_line(raw, out);
             self.line.clear();
             if outcome? {
                 return Ok(true);
@@ -161,7 +161,60 @@ impl<R: BufRead> SseParser<R> {
         }
     }
 
+    /// Takes the next line where the reader holds it, without copying it out
+    /// (nearly every line of a stream): None when the line is not whole in the
+    /// reader's buffer or is the first one (`read_line` then puts it together);
+    /// else whether it dispatched an event into `out`, or the read's failure.
+    fn line_in_place(&mut self, out: &mut SseEvent) -> Option<Result<bool, SseError>> {
+        if self.first_line {
+            return None;
+        }
+        let buf = match self.reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return None,
+            Err(e) => return Some(Err(SseError::Io(e))),
+        };
+        let mut start = 0;
+        if self.after_cr && buf.first() == Some(&b'\n') {
+            start = 1;
+        }
+        let pos = memchr::memchr2(b'\n', b'\r', &buf[start..])?;
+        if pos > self.max_line {
+            return None;
+        }
+        self.after_cr = buf[start + pos] == b'\r';
+        let outcome = self.gathering.take_line(&buf[start..start + pos], out);
+        self.reader.consume(start + pos + 1);
+        Some(outcome)
+    }
+}
+
+impl Gathering {
+    /// One line, without its end: an empty one dispatches the event gathered
+    /// (true when it had data and is now in `out`), any other is a field.
+    fn take_line(&mut self, raw: &[u8], out: &mut SseEvent) -> Result<bool, SseError> {
+        if raw.is_empty() {
+            return Ok(self.dispatch(out));
+        }
+        // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
+        match simdutf8::basic::from_utf8(raw) {
+            Ok(text) => self.process_field(text)?,
+            Err(_) => self.process_field(&String::from_utf8_lossy(raw))?,
+        }
+        Ok(false)
+    }
+
+    fn forget(&mut self) {
+        self.event.clear();
+        self.data.clear();
+        self.has_data = false;
+    }
+
     fn process_field(&mut self, line: &str) -> Result<(), SseError> {
+        // Nearly every line of a model's stream: no search for the colon.
+        if let Some(value) = line.strip_prefix("data:") {
+            return self.push_data(value.strip_prefix(' ').unwrap_or(value));
+        }
         if line.starts_with(':') {
             return Ok(()); // comment, often a keep-alive
         }
@@ -174,24 +227,27 @@ impl<R: BufRead> SseParser<R> {
                 self.event.clear();
                 self.event.push_str(value);
             }
-            "data" => {
-                if self.data.len() + value.len() + 1 > self.max_event {
-                    return Err(SseError::EventTooLarge {
-                        limit: self.max_event,
-                    });
-                }
-                if self.has_data {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value);
-                self.has_data = true;
-            }
+            "data" => self.push_data(value)?,
             "id" if !value.contains('\0') => self.last_id = Some(value.to_string()),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 self.retry_ms = value.parse().ok();
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    fn push_data(&mut self, value: &str) -> Result<(), SseError> {
+        if self.data.len() + value.len() + 1 > self.max_event {
+            return Err(SseError::EventTooLarge {
+                limit: self.max_event,
+            });
+        }
+        if self.has_data {
+            self.data.push('\n');
+        }
+        self.data.push_str(value);
+        self.has_data = true;
         Ok(())
     }
 
@@ -219,7 +275,9 @@ impl<R: BufRead> SseParser<R> {
         out.retry_ms = retry_ms;
         true
     }
+}
 
+impl<R: BufRead> SseParser<R> {
     /// Reads one line (without its terminator) into `self.line`; None at EOF
     /// with nothing read.
     fn read_line(&mut self) -> Result<Option<()>, SseError> {
@@ -376,10 +434,11 @@ mod tests {
         assert!(p.next_event().unwrap().is_none());
     }
 
-    /// Hands out reads of pseudo-random sizes (1..=7 bytes) from a seed.
+    /// Hands out reads of pseudo-random sizes (1..=`most` bytes) from a seed.
     struct RaggedReads {
         data: Cursor<Vec<u8>>,
         state: u64,
+        most: usize,
     }
     impl Read for RaggedReads {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -387,7 +446,7 @@ mod tests {
                 .state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let n = buf.len().min(1 + (self.state >> 61) as usize);
+            let n = buf.len().min(1 + (self.state >> 33) as usize % self.most);
             self.data.read(&mut buf[..n])
         }
     }
@@ -402,20 +461,25 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
         assert_eq!(datas, ["1", "2\n3", "", "[DONE]"]);
         assert_eq!(whole[0].event, "a");
         assert_eq!(whole[2].id.as_deref(), Some("x"));
-        for seed in 0..500 {
-            let reader = BufReader::with_capacity(
-                3,
-                RaggedReads {
-                    data: Cursor::new(input.clone()),
-                    state: seed,
-                },
-            );
-            let mut p = SseParser::new(reader, 1024);
-            let mut got = Vec::new();
-            while let Some(ev) = p.next_event().unwrap() {
-                got.push(ev);
+        // Small buffers put most lines together piece by piece; larger ones hold
+        // many whole, read where they lie (`line_in_place`): both ways, mixed.
+        for capacity in [3, 16, 64] {
+            for seed in 0..500 {
+                let reader = BufReader::with_capacity(
+                    capacity,
+                    RaggedReads {
+                        data: Cursor::new(input.clone()),
+                        state: seed,
+                        most: capacity,
+                    },
+                );
+                let mut p = SseParser::new(reader, 1024);
+                let mut got = Vec::new();
+                while let Some(ev) = p.next_event().unwrap() {
+                    got.push(ev);
+                }
+                assert_eq!(got, whole, "capacity {capacity}, seed {seed}");
             }
-            assert_eq!(got, whole, "seed {seed}");
         }
     }
 
@@ -429,6 +493,24 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
         assert!(matches!(
             p.next_event(),
             Err(SseError::EventTooLarge { limit: 2048 })
+        ));
+    }
+
+    #[test]
+    fn line_over_cap_is_an_error_when_read_whole_too() {
+        // Not the first line: this one lies whole in the reader's buffer.
+        let mut input = b"data: a\n\ndata: ".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 1019));
+        input.extend_from_slice(b"\n\n");
+        let mut at_cap = SseParser::new(Cursor::new(input.clone()), 1025);
+        assert_eq!(at_cap.next_event().unwrap().unwrap().data, "a");
+        let long = at_cap.next_event().unwrap().unwrap().data;
+        assert_eq!(long.len(), 1019, "a line of exactly the cap is fine");
+        let mut p = SseParser::new(Cursor::new(input), 1024);
+        assert_eq!(p.next_event().unwrap().unwrap().data, "a");
+        assert!(matches!(
+            p.next_event(),
+            Err(SseError::LineTooLong { limit: 1024 })
         ));
     }
 
