@@ -212,7 +212,7 @@ impl<R: BufRead> StreamDriver<R> {
             }
             Err(SseError::Io(e)) => return Err(with_context((self.io_error)(e), self.delivered)),
         }
-        if self.sse.data.trim() == "[DONE]" {
+        if is_done_marker(&self.sse.data) {
             if self.kind == StreamKind::Responses {
                 // Some servers end Responses streams with it too; before the terminal
                 // event it is an early end.
@@ -273,7 +273,9 @@ impl<R: BufRead> StreamDriver<R> {
                 self.assembly_limit
             )));
         }
-        self.name.clone_from(&self.sse.event);
+        if self.name != self.sse.event {
+            self.name.clone_from(&self.sse.event);
+        }
         Ok(())
     }
 
@@ -354,6 +356,12 @@ impl<R> StreamDriver<R> {
             body: None,
         }
     }
+}
+
+/// Whether an event's data is the chat terminal `[DONE]` (blanks around it
+/// allowed). A chunk opens with `{`: that much tells it without a trim.
+fn is_done_marker(data: &str) -> bool {
+    data.as_bytes().first() != Some(&b'{') && data.trim() == "[DONE]"
 }
 
 /// A failed read when the client gave no reading of its own (`io_errors`).
