@@ -17,7 +17,10 @@ pub(crate) struct EventBuffers {
 impl EventBuffers {
     /// A `gw_event` pointing into these buffers; valid until the next `expose`.
     pub(crate) fn expose(&mut self, ev: &StreamEvent<'_>) -> gw_event {
-        fill(&mut self.name, ev.event);
+        // The name is nearly always the last event's ("message"): kept, not copied again.
+        if self.name.strip_suffix(&[0]) != Some(ev.event.as_bytes()) {
+            fill(&mut self.name, ev.event);
+        }
         fill(&mut self.data, ev.data);
         let has_text = ev.text_delta.inspect(|t| fill(&mut self.text, t)).is_some();
         gw_event {
@@ -41,10 +44,47 @@ impl EventBuffers {
 fn fill(buf: &mut Vec<u8>, text: &str) {
     buf.clear();
     buf.extend_from_slice(text.as_bytes());
-    if memchr::memchr(0, buf).is_some() {
+    if has_nul(buf) {
         for b in buf.iter_mut().filter(|b| **b == 0) {
             *b = b' ';
         }
     }
     buf.push(0);
+}
+
+/// Whether `bytes` hold a NUL. memchr's setup costs more than a short text (a
+/// text delta is a few bytes): those are looked at in one pass with no branch
+/// per byte, which the compiler vectorizes.
+fn has_nul(bytes: &[u8]) -> bool {
+    if bytes.len() < 64 {
+        bytes.iter().fold(false, |seen, &b| seen | (b == 0))
+    } else {
+        memchr::memchr(0, bytes).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fill, has_nul};
+
+    #[test]
+    fn a_nul_is_found_wherever_it_is_short_or_long() {
+        for len in [0usize, 1, 7, 63, 64, 65, 200] {
+            assert!(!has_nul(&vec![b'a'; len]), "{len}");
+            for at in 0..len {
+                let mut bytes = vec![b'a'; len];
+                bytes[at] = 0;
+                assert!(has_nul(&bytes), "{len} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_makes_a_c_string_with_interior_nuls_as_spaces() {
+        let mut buf = b"old contents".to_vec();
+        fill(&mut buf, "a\0b");
+        assert_eq!(buf, b"a b\0");
+        fill(&mut buf, "");
+        assert_eq!(buf, b"\0");
+    }
 }
