@@ -171,6 +171,27 @@ impl ChatAssembler {
     /// choices' content. False (nothing changed) when a choice is new or its
     /// content is not text so far: then read it the general way.
     pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
+        if let ([only], 1) = (scan.choices.as_slice(), scan.texts.len()) {
+            // Nearly every chunk: one choice, one piece of text. One lookup of the
+            // content, where the general loop below takes two.
+            let (index, piece) = scan.texts.get(0);
+            if index as u64 == *only {
+                let Some(choice) = self.choices.get_mut(only) else {
+                    return false;
+                };
+                match choice.message.get_mut("content") {
+                    Some(Value::String(s)) => s.push_str(piece),
+                    Some(_) => return false,
+                    None => {
+                        choice
+                            .message
+                            .insert("content".into(), Value::String(piece.into()));
+                    }
+                }
+                self.retained += scan.retained;
+                return true;
+            }
+        }
         let joinable =
             |c: &ChoiceSoFar| matches!(c.message.get("content"), None | Some(Value::String(_)));
         if !scan
