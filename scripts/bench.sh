@@ -30,6 +30,14 @@ fi
 
 echo "bench: compiling bench/ (gwbench against $lib_dir)" >&2
 bench_build "$lib_dir"
+# The reference row: ureq alone (benches/ureq_reference.rs), the HTTP client gw is built on.
+echo "bench: compiling benches/ureq_reference.rs" >&2
+UREQ_REFERENCE="$(${CARGO:-cargo} bench --bench ureq_reference --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)"
+if [ ! -x "$UREQ_REFERENCE" ]; then
+    echo "bench: benches/ureq_reference.rs did not build" >&2
+    exit 1
+fi
 start_loadserver
 log=target/bench/figures.log
 : >"$log"
@@ -66,6 +74,7 @@ pin_loadserver "${cpus[0]}"
 lat=(port="$LOAD_PORT" n="$calls" warmup="$warmup")
 one_gw="$(measure "gw_chat, one core" taskset -c "${cpus[0]}" "$GWBENCH" latency "${lat[@]}")"
 one_fl="$(measure "floor, one core" taskset -c "${cpus[0]}" "$FLOOR" latency "${lat[@]}")"
+one_ureq="$(measure "ureq alone, one core" taskset -c "${cpus[0]}" "$UREQ_REFERENCE" latency "${lat[@]}")"
 two_gw="" two_fl=""
 if [ "${#cpus[@]}" -ge 2 ]; then
     two_gw="$(measure "gw_chat, two cores" taskset -c "${cpus[1]}" "$GWBENCH" latency "${lat[@]}")"
@@ -203,6 +212,9 @@ row --- --- --- --- ---
 both "non-streamed call, p50, client and server on one core" p50_us "$one_gw" "$one_fl" us "<= 1.3x"
 both "same, p99" p99_us "$one_gw" "$one_fl" us "-"
 both "same, CPU per call" cpu_us_per_call "$one_gw" "$one_fl" us "-"
+both "reference, not gw: ureq alone (default Agent) sending the same request, p50, one core" \
+    p50_us "$one_ureq" "$one_fl" us "- (the HTTP client gw is built on, by itself)"
+both "same, CPU per call" cpu_us_per_call "$one_ureq" "$one_fl" us "-"
 if [ -n "$two_gw" ]; then
     both "non-streamed call, p50, server on one core and client on another" p50_us "$two_gw" "$two_fl" us "<= 1.05x"
     both "same, p99" p99_us "$two_gw" "$two_fl" us "-"
