@@ -27,10 +27,12 @@ SUITE := scripts/run-suite.sh
 
 all: build
 
-# The localising step makes target/release/libgw.a export only gw_* (see the script).
+# The localising step makes target/release/libgw.a export only gw_* (see the script); the
+# last one writes the licenses `make install` ships (target/release/notices, see the script).
 build:
 	$(CARGO) build --release --workspace
 	scripts/localize-static.sh
+	CARGO="$(CARGO)" scripts/build-notices.sh
 
 # target/dist/: what a release publishes (Go module as a GOPROXY folder, Maven repository
 # folder, C/C++ SDK archives) for linux x86_64 and aarch64, with the size-minded `dist` cargo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs libgw.so, libgw.a, gw.h, gw.pc and gw-static.pc, the C++ headers (include/gw/),
-# the CMake package (lib/cmake/gw) and gw's licenses (share/doc/gw) under $PREFIX (default
-# /usr/local). (The release SDKs also carry THIRD-PARTY-NOTICES.txt: scripts/dist/notices.py.)
+# the CMake package (lib/cmake/gw) and the licenses (share/doc/gw: gw's own, the notices of
+# the crates linked into libgw and of Rust's std, written by `make build` with
+# scripts/build-notices.sh) under $PREFIX (default /usr/local).
 # DESTDIR is honoured for staged installs (packaging); gw.pc still names $PREFIX.
 # The shared library goes in as libgw.so.X.Y.Z with the usual links: libgw.so.X (its SONAME,
 # which programs record and the loader looks for) and libgw.so (what -lgw finds).
@@ -12,7 +13,9 @@ prefix="${PREFIX:-/usr/local}"
 dest="${DESTDIR:-}${prefix}"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 
-for f in target/release/libgw.so target/release/libgw.a include/gw.h; do
+notices=target/release/notices
+for f in target/release/libgw.so target/release/libgw.a include/gw.h \
+    "$notices/THIRD-PARTY-NOTICES.txt" "$notices/RUST-STD-COPYRIGHT.html"; do
     [ -f "$f" ] || { echo "install: $f is missing; run 'make build' first" >&2; exit 1; }
 done
 
@@ -40,6 +43,7 @@ sed -e "s|@VERSION@|$version|g" -e "s|@SIZEOF_VOID_P@|$(($(getconf LONG_BIT) / 8
     bindings/cpp/cmake/gwConfigVersion.cmake.in >"$dest/lib/cmake/gw/gwConfigVersion.cmake"
 
 # The licenses, where a prefix keeps a package's (MIT and Apache-2.0 ask that they go with
-# every copy).
+# every copy, binaries included: libgw holds the code of every crate in the notices).
 install -d "$dest/share/doc/gw"
-install -m 0644 LICENSE-APACHE LICENSE-MIT "$dest/share/doc/gw/"
+install -m 0644 LICENSE-APACHE LICENSE-MIT "$notices/THIRD-PARTY-NOTICES.txt" \
+    "$notices/RUST-STD-COPYRIGHT.html" "$dest/share/doc/gw/"

@@ -61,6 +61,44 @@ echo "test-install: SONAME $soname, program records $needed"
 for f in LICENSE-APACHE LICENSE-MIT; do
     cmp -s "$f" "$prefix/share/doc/gw/$f" || { echo "test-install: share/doc/gw/$f is missing or differs" >&2; exit 1; }
 done
+# The third-party notices name every crate whose code is in the installed libgw.a (its
+# members, told by name; std's own crates are in RUST-STD-COPYRIGHT.html) and no crate that
+# only builds or generates code (build scripts' and proc macros' crates, gw-mock's).
+[ -s "$prefix/share/doc/gw/RUST-STD-COPYRIGHT.html" ] ||
+    { echo "test-install: share/doc/gw/RUST-STD-COPYRIGHT.html is missing" >&2; exit 1; }
+ar t "$prefix/lib/libgw.a" >"$prefix/members.txt"
+cargo metadata -q --format-version 1 --filter-platform "$(rustc -vV | sed -n 's/^host: //p')" \
+    >"$prefix/metadata.json"
+python3 - "$prefix/share/doc/gw/THIRD-PARTY-NOTICES.txt" "$prefix/members.txt" "$prefix/metadata.json" <<'PY'
+import json, re, sys
+notices, members, metadata = sys.argv[1:]
+text = open(notices, encoding="utf-8").read()
+listed = set(re.findall(r"^  (\S+) \S+: ", text, re.M))
+if not listed:
+    sys.exit("test-install: THIRD-PARTY-NOTICES.txt lists no crate")
+# A member object of a Rust crate is named <lib name>-<16 hex digits>.<...>.o.
+in_library = {m.group(1) for m in map(re.compile(r"^([A-Za-z0-9_]+)-[0-9a-f]{16}\.").match,
+                                       open(members).read().split()) if m}
+lib_names = {}
+for package in json.load(open(metadata))["packages"]:
+    for target in package["targets"]:
+        if "lib" in target["kind"] or "rlib" in target["kind"]:
+            lib_names[target["name"].replace("-", "_")] = package["name"]
+std = {"std", "core", "alloc", "compiler_builtins", "panic_unwind", "panic_abort", "unwind",
+       "rustc_demangle", "std_detect", "addr2line", "gimli", "object",
+       "rustc_std_workspace_core", "rustc_std_workspace_alloc"}
+if len(in_library - std - {"gw"}) < 10:
+    sys.exit(f"test-install: libgw.a's members name too few crates to check: {sorted(in_library)}")
+missing = sorted(n for n in in_library - std - {"gw"} if lib_names.get(n, n) not in listed)
+if missing:
+    sys.exit(f"test-install: libgw.a holds code of crates the notices do not name: {missing}")
+build_only = {"syn", "quote", "proc-macro2", "serde_derive", "thiserror-impl", "cbindgen", "cc",
+              "tokio", "axum", "hyper"} & listed
+if build_only:
+    sys.exit(f"test-install: the notices name crates not linked into libgw: {sorted(build_only)}")
+print(f"test-install: THIRD-PARTY-NOTICES.txt names {len(listed)} crates, every one of the "
+      f"{len(in_library - std - {'gw'})} non-std crates with code in libgw.a")
+PY
 
 # Static, the README's recipe: gw-static.pc names libgw.a itself. The program must not need
 # libgw.so (ldd, and no NEEDED entry), and must run with no libgw.so anywhere to be found.

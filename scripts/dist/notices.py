@@ -13,6 +13,12 @@ the target, not from a dependency list, so a crate a feature pulls in is never m
 build script's or proc macro's host-only crates are never listed. The MIT and Apache licenses
 ask that their notice go with every copy, binaries included; pkg.go.dev shows a module's docs
 only when its root holds a license it recognizes (LICENSE-APACHE and LICENSE-MIT are two).
+
+scripts/dist/notices.py --tree OUT_DIR TREE.txt METADATA.json SYSROOT: the same files for a
+`make build` (scripts/build-notices.sh), whose std comes prebuilt with the toolchain: the crates
+are the lines of TREE.txt (`cargo tree -e normal,no-proc-macro --format '{p}'` for the host),
+found in METADATA.json (`cargo metadata`), and std is described by the toolchain's own
+COPYRIGHT-library.html under SYSROOT/share/doc/rust, copied beside the notices.
 """
 import hashlib
 import json
@@ -104,15 +110,69 @@ def crate(folder):
     }
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: notices.py OUT_DIR UNITS.jsonl...")
-    out_dir, units = sys.argv[1], sys.argv[2:]
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+def tree_folders(tree_path, metadata_path):
+    """The manifest folders of the crates TREE.txt names ("name vX.Y.Z", gw's own line aside),
+    looked up in cargo's metadata."""
+    with open(metadata_path, encoding="utf-8") as f:
+        packages = json.load(f)["packages"]
+    by_name_version = {(p["name"], p["version"]): p for p in packages}
     folders = set()
-    for path in units:
-        folders |= target_units(path)
+    with open(tree_path, encoding="utf-8") as tree:
+        for line in tree:
+            fields = line.split()
+            if len(fields) < 2 or fields[0] == "gw" or not fields[1].startswith("v"):
+                continue
+            package = by_name_version.get((fields[0], fields[1][1:]))
+            if package is None:
+                sys.exit(f"notices: {fields[0]} {fields[1]} of {tree_path} is not in {metadata_path}")
+            folders.add(os.path.dirname(package["manifest_path"]))
+    return folders
+
+
+def prebuilt_std(sysroot):
+    """Rust's std as the toolchain ships it prebuilt: the toolchain's own list of the licenses
+    of the library's code (COPYRIGHT-library.html), None when the toolchain has none."""
+    copyright_file = os.path.join(sysroot, "share", "doc", "rust", "COPYRIGHT-library.html")
+    if not os.path.isfile(copyright_file):
+        return None
+    return copyright_file
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--tree"]:
+        if len(args) != 5:
+            sys.exit("usage: notices.py --tree OUT_DIR TREE.txt METADATA.json SYSROOT")
+        out_dir, tree_path, metadata_path, sysroot = args[1:]
+        folders = tree_folders(tree_path, metadata_path)
+        std_copyright = prebuilt_std(sysroot)
+        if std_copyright is None:
+            sys.exit(f"notices: {sysroot}/share/doc/rust/COPYRIGHT-library.html is missing "
+                     "(the toolchain's list of std's licenses)")
+        intro = ("The libgw.so and libgw.a installed with this file contain code from the crates\n"
+                 "below, each under the license it names, and Rust's standard library (MIT OR\n"
+                 "Apache-2.0, with the third-party code listed in RUST-STD-COPYRIGHT.html beside\n"
+                 "this file, the toolchain's own COPYRIGHT-library.html). gw itself is MIT OR\n"
+                 "Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")
+    else:
+        if len(args) < 2:
+            sys.exit("usage: notices.py OUT_DIR UNITS.jsonl... | notices.py --tree OUT_DIR TREE.txt METADATA.json SYSROOT")
+        out_dir, units = args[0], args[1:]
+        folders = set()
+        for path in units:
+            folders |= target_units(path)
+        std_copyright = None
+        intro = ("gw's libraries (libgw.so, libgw.a, and the Go module's and the jar's copies of them)\n"
+                 "contain code from the crates below, each under the license it names. gw itself is\n"
+                 "MIT OR Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")
     crates = sorted((crate(f) for f in folders), key=lambda c: (c["name"], c["version"]))
+    write_notices(out_dir, crates, intro)
+    if std_copyright:
+        shutil.copyfile(std_copyright, os.path.join(out_dir, "RUST-STD-COPYRIGHT.html"))
+
+
+def write_notices(out_dir, crates, intro):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     unlicensed = [c["name"] for c in crates if not c["license"]]
     textless = [c["name"] for c in crates if not c["files"]]
     if unlicensed:
@@ -124,9 +184,7 @@ def main():
     # The same text (Apache-2.0, most often) is written once and referred to after that.
     first_seen = {}
     with open(os.path.join(out_dir, "THIRD-PARTY-NOTICES.txt"), "w", encoding="utf-8") as out:
-        out.write("gw's libraries (libgw.so, libgw.a, and the Go module's and the jar's copies of them)\n"
-                  "contain code from the crates below, each under the license it names. gw itself is\n"
-                  "MIT OR Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")
+        out.write(intro)
         out.write("Contents:\n")
         for c in crates:
             out.write(f"  {c['name']} {c['version']}: {c['license']}\n")
@@ -154,6 +212,7 @@ def main():
     print(f"notices: {len(crates)} crates in {out_dir}/THIRD-PARTY-NOTICES.txt: {listed}", file=sys.stderr)
     if textless:
         print(f"notices: no license file shipped by {', '.join(textless)} (expression only)", file=sys.stderr)
+
 
 
 if __name__ == "__main__":
