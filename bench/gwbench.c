@@ -3,7 +3,9 @@
  *
  *   gwbench latency port=P n=N warmup=W      gw_chat: p50/p99 and CPU per call
  *   gwbench connections port=P calls=C       connections opened by C streamed, then C plain calls
- *   gwbench stream port=P events=E api=callback|pull   CPU and allocations per event
+ *   gwbench stream port=P events=E api=callback|callback-assembled|pull   CPU and
+ *                                            allocations per event (callback-assembled: `out`
+ *                                            given, the answer assembled)
  *   gwbench rss port=P bytes=B [max_response_bytes=M]   peak RSS growth over a B-byte
  *                                            stream, out NULL; exit status 3 on GW_TOO_LARGE
  *   gwbench scale port=P threads=T n=N       calls/s, T threads sharing one client vs 1

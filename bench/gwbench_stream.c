@@ -1,6 +1,7 @@
 /* gwbench's stream figures: CPU and heap allocations per event through the callback API
- * (gw_chat_stream, `out` NULL) or the pull API (open / next / finish, which assembles the
- * final object), and peak RSS over a long stream with `out` NULL. */
+ * (gw_chat_stream with `out` NULL, or with `out` given, which assembles the final object) or
+ * the pull API (open / next / finish, which assembles it too), and peak RSS over a long
+ * stream with `out` NULL. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,16 @@ static void stream_callback(gw_client *client, unsigned long long events, struct
           "gw_chat_stream");
 }
 
+static void stream_callback_assembled(gw_client *client, unsigned long long events,
+                                      struct tally *t) {
+    char *out = NULL;
+    int status = gw_chat_stream(client, chat_request(events), count_event, t, &out);
+    if (status == GW_OK && (!out || !strstr(out, "chat.completion"))) {
+        fail("gw_chat_stream gave no chat.completion");
+    }
+    check(status, out, "gw_chat_stream (out given)");
+}
+
 static void stream_pull(gw_client *client, unsigned long long events, struct tally *t) {
     gw_stream *s = NULL;
     char *out = NULL;
@@ -71,8 +82,9 @@ static void stream_pull(gw_client *client, unsigned long long events, struct tal
 void mode_stream(unsigned long long events, const char *api) {
     void (*run)(gw_client *, unsigned long long, struct tally *);
     if (strcmp(api, "callback") == 0) run = stream_callback;
+    else if (strcmp(api, "callback-assembled") == 0) run = stream_callback_assembled;
     else if (strcmp(api, "pull") == 0) run = stream_pull;
-    else fail("api must be callback or pull");
+    else fail("api must be callback, callback-assembled or pull");
     gw_client *client = bench_client();
     check_alloc_counting(client);
     struct tally warm = {0};

@@ -128,6 +128,8 @@ conn_fl="$(measure "floor, the same calls" "$FLOOR" connections "${conn[@]}")"
 ev_gw="$(measure "gw, $events events, callback" "$GWBENCH" stream port="$LOAD_PORT" \
     events="$events" api=callback)"
 ev_fl="$(measure "floor, the same stream" "$FLOOR" stream port="$LOAD_PORT")"
+assembled_gw="$(measure "gw, $events events, callback, out given" "$GWBENCH" stream \
+    port="$LOAD_PORT" events="$events" api=callback-assembled)"
 pull_gw="$(measure "gw, $events events, pull" "$GWBENCH" stream port="$LOAD_PORT" \
     events="$events" api=pull)"
 
@@ -231,6 +233,10 @@ row "new TCP connections for 21 non-streamed calls after them" "$(get plain_conn
 both "CPU per stream event ($events events of 157 B, callback, out NULL)" cpu_us_per_event "$ev_gw" "$ev_fl" us "<= 0.3 us"
 row "heap allocations per stream event (callback)" "$(get allocs_per_event "$ev_gw")" \
     "$(get allocs_per_event "$ev_fl")" - "<= 2"
+both "CPU per stream event, callback, out given (assembles the answer; issue 31's figure)" \
+    cpu_us_per_event "$assembled_gw" "$ev_fl" us "<= 0.3 us"
+row "heap allocations per stream event, callback, out given" \
+    "$(get allocs_per_event "$assembled_gw")" "$(get allocs_per_event "$ev_fl")" - -
 both "CPU per stream event, pull API (assembles the answer)" cpu_us_per_event "$pull_gw" "$ev_fl" us -
 row "heap allocations per stream event, pull API" "$(get allocs_per_event "$pull_gw")" \
     "$(get allocs_per_event "$ev_fl")" - -
