@@ -10,6 +10,8 @@ source scripts/lib/mock.sh
 
 echo "demo: cargo build --release --workspace"
 cargo build --release --workspace
+# The licenses scripts/install.sh installs with the library (the C++ demo installs it).
+scripts/build-notices.sh
 
 if [ -z "${GW_BASE_URL:-}" ]; then
     start_mock
