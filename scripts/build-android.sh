@@ -4,7 +4,7 @@
 # OUT_DIR (the <abi>/libgw.so folders, an app's jniLibs) defaults to build/android/jniLibs;
 # ABIs default to arm64-v8a armeabi-v7a x86_64. --aar also compiles bindings/kotlin and
 # assembles gw-kotlin's AAR (classes.jar, jni/<abi>/libgw.so, AndroidManifest.xml, R8 rules
-# as proguard.txt) and OUT.pom beside it (JNA and rustls-platform-verifier's Kotlin component
+# as proguard.txt, the licenses: scripts/build-notices.sh) and OUT.pom beside it (JNA and rustls-platform-verifier's Kotlin component
 # as AARs): scripts/lib/android_aar.py.
 # libgw is built with the feature platform-verifier: "tls_verifier": "platform" then uses
 # Android's trust store once the app calls GwAndroid.init(context) (src/android/).
@@ -78,6 +78,9 @@ run python3 scripts/lib/android_aar.py check-jni "${libs[@]}"
 
 if [ -n "$aar" ]; then
     run mvn -B -q -f bindings/kotlin/pom.xml compile
-    run python3 scripts/lib/android_aar.py assemble "$out" bindings/kotlin/target/classes "$aar"
+    # The licenses of what these libraries were built from, for the AAR's root.
+    notices="$(dirname "$out")/notices"
+    run scripts/build-notices.sh --strict --out "$notices" --features platform-verifier "${targets[@]}"
+    run python3 scripts/lib/android_aar.py assemble "$out" bindings/kotlin/target/classes "$aar" "$notices"
 fi
 [ "$dry" = 1 ] || ls -R "$out"

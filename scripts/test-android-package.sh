@@ -6,7 +6,8 @@
 # function of src/android/jni_init.rs and the symbol the packaging checks for are one name,
 # and their statuses agree; a library without that symbol is refused; the AAR assembled from
 # stand-in libraries has the layout, manifest, R8 rules, classes and POM (JNA and
-# rustls-platform-verifier's Kotlin component) an Android build expects. Not a test on a device.
+# rustls-platform-verifier's Kotlin component) an Android build expects, and at its root the
+# licenses of the Android build's crates (refused without them). Not a test on a device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,11 @@ grep -q "cargo ndk .* build .*--features platform-verifier" <<<"$plan" \
     || { echo "android: build-android.sh does not build with the feature platform-verifier:"$'\n'"$plan" >&2; exit 1; }
 grep -q "check-jni $work/jni/arm64-v8a/libgw.so $work/jni/x86_64/libgw.so" <<<"$plan" \
     || { echo "android: build-android.sh does not check the built libraries export GwAndroid's entry point" >&2; exit 1; }
+notices_step="build-notices.sh --strict --out $work/notices --features platform-verifier aarch64-linux-android x86_64-linux-android"
+grep -q -- "$notices_step" <<<"$plan" \
+    || { echo "android: build-android.sh does not write the ABIs' notices ($notices_step):"$'\n'"$plan" >&2; exit 1; }
+grep -q "assemble $work/jni bindings/kotlin/target/classes $work/x.aar $work/notices" <<<"$plan" \
+    || { echo "android: build-android.sh does not put the notices in the AAR:"$'\n'"$plan" >&2; exit 1; }
 
 # One name on three sides: the native method javac/kotlinc compiled, the Rust function, and
 # what android_aar.py looks for in the built libraries; the same statuses on both sides.
@@ -90,14 +96,22 @@ mkdir -p "$work/jni/arm64-v8a" "$work/jni/x86_64" "$work/bad/arm64-v8a"
 cp "$work/aligned.so" "$work/jni/arm64-v8a/libgw.so"
 cp "$work/aligned.so" "$work/jni/x86_64/libgw.so"
 cp "$work/small.so" "$work/bad/arm64-v8a/libgw.so"
-if python3 "$aar_py" assemble "$work/bad" bindings/kotlin/target/classes "$work/bad.aar" 2>"$work/why"; then
+if python3 "$aar_py" assemble "$work/bad" bindings/kotlin/target/classes "$work/bad.aar" "$work/notices" 2>"$work/why"; then
     echo "android: an AAR was assembled around a library with 4 KB pages" >&2; exit 1
 fi
 cp "$work/no_jni.so" "$work/bad/arm64-v8a/libgw.so"
-if python3 "$aar_py" assemble "$work/bad" bindings/kotlin/target/classes "$work/bad.aar" 2>"$work/why"; then
+if python3 "$aar_py" assemble "$work/bad" bindings/kotlin/target/classes "$work/bad.aar" "$work/notices" 2>"$work/why"; then
     echo "android: an AAR was assembled around a library without $jni_entry" >&2; exit 1
 fi
-python3 "$aar_py" assemble "$work/jni" bindings/kotlin/target/classes "$work/gw.aar"
+mkdir -p "$work/no_notices"
+if python3 "$aar_py" assemble "$work/jni" bindings/kotlin/target/classes "$work/bad.aar" "$work/no_notices" 2>"$work/why"; then
+    echo "android: an AAR was assembled without the license files" >&2; exit 1
+fi
+grep -q "THIRD-PARTY-NOTICES.txt" "$work/why" || { echo "android: unclear refusal: $(cat "$work/why")" >&2; exit 1; }
+# The notices build-android.sh writes for these ABIs (cargo resolves them without the NDK).
+scripts/build-notices.sh --strict --out "$work/notices" --features platform-verifier \
+    aarch64-linux-android x86_64-linux-android 2>/dev/null
+python3 "$aar_py" assemble "$work/jni" bindings/kotlin/target/classes "$work/gw.aar" "$work/notices"
 
 python3 - "$work/gw.aar" "$work/gw.pom" <<'PY'
 import io, re, sys, zipfile, xml.etree.ElementTree as ET
@@ -106,6 +120,12 @@ names = set(aar.namelist())
 want = {"AndroidManifest.xml", "classes.jar", "proguard.txt", "R.txt",
         "jni/arm64-v8a/libgw.so", "jni/x86_64/libgw.so"}
 assert want <= names, f"missing from the AAR: {want - names}"
+licenses = {"LICENSE-APACHE", "LICENSE-MIT", "THIRD-PARTY-NOTICES.txt", "RUST-STD-COPYRIGHT.html"}
+assert licenses <= names, f"license files missing from the AAR: {licenses - names}"
+notices = aar.read("THIRD-PARTY-NOTICES.txt").decode()
+# The Android build's own crates (the platform verifier and JNI), not the host's.
+for crate in ("ureq", "rustls", "rustls-platform-verifier", "jni"):
+    assert re.search(rf"^  {re.escape(crate)} \S+: ", notices, re.M), f"the AAR's notices lack {crate}"
 for n in ("jni/arm64-v8a/libgw.so", "jni/x86_64/libgw.so"):
     assert aar.getinfo(n).compress_type == zipfile.ZIP_STORED, f"{n} is compressed"
 manifest = ET.fromstring(aar.read("AndroidManifest.xml"))

@@ -149,8 +149,9 @@ def main():
         if std_copyright is None:
             sys.exit(f"notices: {sysroot}/share/doc/rust/COPYRIGHT-library.html is missing "
                      "(the toolchain's list of std's licenses)")
-        intro = ("The libgw.so and libgw.a installed with this file contain code from the crates\n"
-                 "below, each under the license it names, and Rust's standard library (MIT OR\n"
+        intro = ("The gw native libraries that come with this file (libgw.so, and libgw.a where there\n"
+                 "is one) contain code from the crates below, each under the license it names, and\n"
+                 "Rust's standard library (MIT OR\n"
                  "Apache-2.0, with the third-party code listed in RUST-STD-COPYRIGHT.html beside\n"
                  "this file, the toolchain's own COPYRIGHT-library.html). gw itself is MIT OR\n"
                  "Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")

@@ -5,11 +5,12 @@
                                                  segments are aligned below 16 KB
   android_aar.py check-jni LIB.so...             exit 1 naming each library that does not
                                                  export GwAndroid.init's JNI entry point
-  android_aar.py assemble JNILIBS CLASSES OUT.aar
+  android_aar.py assemble JNILIBS CLASSES OUT.aar NOTICES
         JNILIBS  <abi>/libgw.so folders (scripts/build-android.sh's output)
         CLASSES  bindings/kotlin/target/classes (mvn compile)
         OUT.aar  the AAR; OUT.pom beside it (JNA as its AAR, coroutines, serialization, and
                  rustls-platform-verifier's Kotlin component as its AAR)
+        NOTICES  the licenses for the AAR's root (scripts/build-notices.sh for the ABIs)
 
 Stdlib only, so it runs wherever the build scripts do. Why 16 KB: Google Play requires
 native libraries of apps targeting Android 15+ to load on devices with 16 KB pages, i.e.
@@ -190,7 +191,16 @@ def classes_jar(classes_dir):
             yield rel, f.read_bytes()
 
 
-def assemble(jnilibs, classes_dir, out):
+# The license files at the AAR's root (scripts/build-notices.sh writes them): the AAR is the
+# copy of libgw.so that gets distributed, and MIT and Apache-2.0 ask to go with every copy.
+NOTICE_FILES = ("LICENSE-APACHE", "LICENSE-MIT", "THIRD-PARTY-NOTICES.txt", "RUST-STD-COPYRIGHT.html")
+
+
+def assemble(jnilibs, classes_dir, out, notices_dir):
+    notices = Path(notices_dir)
+    missing = [n for n in NOTICE_FILES if not (notices / n).is_file()]
+    if missing:
+        raise SystemExit(f"android_aar: {notices} lacks {', '.join(missing)} (scripts/build-notices.sh)")
     jni = Path(jnilibs)
     libs = sorted(p for p in jni.glob("*/libgw.so"))
     if not libs:
@@ -212,6 +222,8 @@ def assemble(jnilibs, classes_dir, out):
         aar.writestr("classes.jar", buf.getvalue())
         aar.write(here / "consumer-rules.pro", "proguard.txt")
         aar.writestr("R.txt", "")
+        for name in NOTICE_FILES:
+            aar.write(notices / name, name)
         for lib in libs:
             # Stored, not deflated: the app's packager then keeps it page-aligned and uncompressed.
             aar.write(lib, f"jni/{lib.parent.name}/libgw.so", compress_type=zipfile.ZIP_STORED)
@@ -234,7 +246,7 @@ def main(argv):
         for m in bad:
             print(m, file=sys.stderr)
         return 1 if bad else 0
-    if len(argv) == 4 and argv[0] == "assemble":
+    if len(argv) == 5 and argv[0] == "assemble":
         assemble(*argv[1:])
         return 0
     print(__doc__, file=sys.stderr)
