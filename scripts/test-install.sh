@@ -61,34 +61,38 @@ echo "test-install: SONAME $soname, program records $needed"
 for f in LICENSE-APACHE LICENSE-MIT; do
     cmp -s "$f" "$prefix/share/doc/gw/$f" || { echo "test-install: share/doc/gw/$f is missing or differs" >&2; exit 1; }
 done
-# The third-party notices name every crate whose code is in the installed libgw.a (its
-# members, told by name; std's own crates are in RUST-STD-COPYRIGHT.html) and no crate that
-# only builds or generates code (build scripts' and proc macros' crates, gw-mock's).
+# The third-party notices name every crate whose code is in the installed libgw.a (told by
+# the first segment of each demangled Rust symbol: make build's archive is one object whose
+# symbols, made local, keep their names; std's own crates are in RUST-STD-COPYRIGHT.html)
+# and no crate that only builds or generates code (build scripts' and proc macros' crates,
+# gw-mock's).
 [ -s "$prefix/share/doc/gw/RUST-STD-COPYRIGHT.html" ] ||
     { echo "test-install: share/doc/gw/RUST-STD-COPYRIGHT.html is missing" >&2; exit 1; }
-ar t "$prefix/lib/libgw.a" >"$prefix/members.txt"
+# Defined symbols (address, type, name), demangled: "ureq::agent::Agent::run", "core[1a2b]::...".
+nm --demangle=rust "$prefix/lib/libgw.a" 2>/dev/null | awk 'NF >= 3 { $1 = ""; $2 = ""; print substr($0, 3) }' \
+    >"$prefix/symbols.txt"
 cargo metadata -q --format-version 1 --filter-platform "$(rustc -vV | sed -n 's/^host: //p')" \
     >"$prefix/metadata.json"
-python3 - "$prefix/share/doc/gw/THIRD-PARTY-NOTICES.txt" "$prefix/members.txt" "$prefix/metadata.json" <<'PY'
+python3 - "$prefix/share/doc/gw/THIRD-PARTY-NOTICES.txt" "$prefix/symbols.txt" "$prefix/metadata.json" <<'PY'
 import json, re, sys
-notices, members, metadata = sys.argv[1:]
+notices, symbols, metadata = sys.argv[1:]
 text = open(notices, encoding="utf-8").read()
 listed = set(re.findall(r"^  (\S+) \S+: ", text, re.M))
 if not listed:
     sys.exit("test-install: THIRD-PARTY-NOTICES.txt lists no crate")
-# A member object of a Rust crate is named <lib name>-<16 hex digits>.<...>.o.
-in_library = {m.group(1) for m in map(re.compile(r"^([A-Za-z0-9_]+)-[0-9a-f]{16}\.").match,
-                                       open(members).read().split()) if m}
+# The crate is the path's first segment ("<T as Trait>::f", whose crate is further in, aside).
+root = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[0-9a-f]+\])?::")
+in_library = {m.group(1) for m in map(root.match, open(symbols).read().splitlines()) if m}
 lib_names = {}
 for package in json.load(open(metadata))["packages"]:
     for target in package["targets"]:
         if "lib" in target["kind"] or "rlib" in target["kind"]:
             lib_names[target["name"].replace("-", "_")] = package["name"]
-std = {"std", "core", "alloc", "compiler_builtins", "panic_unwind", "panic_abort", "unwind",
+std = {"std", "core", "alloc", "compiler_builtins", "panic_unwind", "panic_abort", "unwind", "__rustc",
        "rustc_demangle", "std_detect", "addr2line", "gimli", "object",
        "rustc_std_workspace_core", "rustc_std_workspace_alloc"}
 if len(in_library - std - {"gw"}) < 10:
-    sys.exit(f"test-install: libgw.a's members name too few crates to check: {sorted(in_library)}")
+    sys.exit(f"test-install: libgw.a's symbols name too few crates to check: {sorted(in_library)}")
 missing = sorted(n for n in in_library - std - {"gw"} if lib_names.get(n, n) not in listed)
 if missing:
     sys.exit(f"test-install: libgw.a holds code of crates the notices do not name: {missing}")

@@ -15,8 +15,8 @@ ask that their notice go with every copy, binaries included; pkg.go.dev shows a 
 only when its root holds a license it recognizes (LICENSE-APACHE and LICENSE-MIT are two).
 
 scripts/dist/notices.py --tree OUT_DIR TREE.txt METADATA.json SYSROOT: the same files for a
-`make build` (scripts/build-notices.sh), whose std comes prebuilt with the toolchain: the crates
-are the lines of TREE.txt (`cargo tree -e normal,no-proc-macro --format '{p}'` for the host),
+`make build` or the Android AAR (scripts/build-notices.sh), whose std comes prebuilt with the toolchain: the crates
+are the lines of TREE.txt (`cargo tree -e normal,no-proc-macro --format '{p}'` for the targets),
 found in METADATA.json (`cargo metadata`), and std is described by the toolchain's own
 COPYRIGHT-library.html under SYSROOT/share/doc/rust, copied beside the notices.
 """
@@ -151,10 +151,9 @@ def main():
                      "(the toolchain's list of std's licenses)")
         intro = ("The gw native libraries that come with this file (libgw.so, and libgw.a where there\n"
                  "is one) contain code from the crates below, each under the license it names, and\n"
-                 "Rust's standard library (MIT OR\n"
-                 "Apache-2.0, with the third-party code listed in RUST-STD-COPYRIGHT.html beside\n"
-                 "this file, the toolchain's own COPYRIGHT-library.html). gw itself is MIT OR\n"
-                 "Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")
+                 "Rust's standard library (MIT OR Apache-2.0, with the third-party code listed in\n"
+                 "RUST-STD-COPYRIGHT.html beside this file, the toolchain's COPYRIGHT-library.html).\n"
+                 "gw itself is MIT OR Apache-2.0: LICENSE-MIT and LICENSE-APACHE beside this file.\n\n")
     else:
         if len(args) < 2:
             sys.exit("usage: notices.py OUT_DIR UNITS.jsonl... | notices.py --tree OUT_DIR TREE.txt METADATA.json SYSROOT")
@@ -213,7 +212,6 @@ def write_notices(out_dir, crates, intro):
     print(f"notices: {len(crates)} crates in {out_dir}/THIRD-PARTY-NOTICES.txt: {listed}", file=sys.stderr)
     if textless:
         print(f"notices: no license file shipped by {', '.join(textless)} (expression only)", file=sys.stderr)
-
 
 
 if __name__ == "__main__":
