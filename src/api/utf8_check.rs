@@ -7,12 +7,17 @@
 
 /// Whether `bytes` are UTF-8, as `std::str::from_utf8(bytes).is_ok()`.
 pub(crate) fn is_valid(bytes: &[u8]) -> bool {
-    simdutf8::basic::from_utf8(bytes).is_ok()
+    as_str(bytes).is_some()
+}
+
+/// `bytes` as text when they are UTF-8, as `std::str::from_utf8(bytes).ok()`.
+pub(crate) fn as_str(bytes: &[u8]) -> Option<&str> {
+    simdutf8::basic::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_valid;
+    use super::{as_str, is_valid};
 
     fn agrees(bytes: &[u8]) {
         assert_eq!(
@@ -20,6 +25,7 @@ mod tests {
             std::str::from_utf8(bytes).is_ok(),
             "{bytes:02x?}"
         );
+        assert_eq!(as_str(bytes), std::str::from_utf8(bytes).ok());
     }
 
     /// Every one- and two-byte text, and every three-byte one that begins past

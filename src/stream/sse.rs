@@ -197,9 +197,9 @@ impl Gathering {
             return Ok(self.dispatch(out));
         }
         // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
-        match simdutf8::basic::from_utf8(raw) {
-            Ok(text) => self.process_field(text)?,
-            Err(_) => self.process_field(&String::from_utf8_lossy(raw))?,
+        match crate::api::utf8_check::as_str(raw) {
+            Some(text) => self.process_field(text)?,
+            None => self.process_field(&String::from_utf8_lossy(raw))?,
         }
         Ok(false)
     }
