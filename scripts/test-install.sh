@@ -104,6 +104,28 @@ print(f"test-install: THIRD-PARTY-NOTICES.txt names {len(listed)} crates, every 
       f"{len(in_library - std - {'gw'})} non-std crates with code in libgw.a")
 PY
 
+# Without the notices the install stops and says what is missing; scripts/build-notices.sh,
+# when it cannot write them, warns and leaves none (a plain build stays usable), and with
+# --strict (the Android AAR) fails.
+notices_kept="$(mktemp -d)"
+mv target/release/notices "$notices_kept/"
+restore_notices() { rm -rf target/release/notices; mv "$notices_kept/notices" target/release/; }
+if PREFIX="$prefix/refused" scripts/install.sh >/dev/null 2>"$prefix/why"; then
+    restore_notices
+    echo "test-install: install.sh installed without the third-party notices" >&2; exit 1
+fi
+restore_notices
+grep -q "THIRD-PARTY-NOTICES.txt is missing; run 'make build' first" "$prefix/why" ||
+    { echo "test-install: unclear refusal: $(cat "$prefix/why")" >&2; exit 1; }
+CARGO=false scripts/build-notices.sh --out "$prefix/no-notices" 2>"$prefix/why" ||
+    { echo "test-install: build-notices.sh failed a plain build: $(cat "$prefix/why")" >&2; exit 1; }
+grep -q "cargo tree failed; no third-party notices" "$prefix/why" && [ ! -e "$prefix/no-notices" ] ||
+    { echo "test-install: build-notices.sh did not warn, or left notices: $(cat "$prefix/why")" >&2; exit 1; }
+if CARGO=false scripts/build-notices.sh --strict --out "$prefix/no-notices" 2>/dev/null; then
+    echo "test-install: build-notices.sh --strict passed without notices" >&2; exit 1
+fi
+echo "test-install: without the notices install.sh refuses; build-notices.sh warns, or fails with --strict"
+
 # Static, the README's recipe: gw-static.pc names libgw.a itself. The program must not need
 # libgw.so (ldd, and no NEEDED entry), and must run with no libgw.so anywhere to be found.
 echo "test-install: pkg-config --cflags --libs gw-static: $(pkg-config --cflags --libs gw-static)"

@@ -131,10 +131,10 @@ def tree_folders(tree_path, metadata_path):
 
 def prebuilt_std(sysroot):
     """Rust's std as the toolchain ships it prebuilt: the toolchain's own list of the licenses
-    of the library's code (COPYRIGHT-library.html), None when the toolchain has none."""
+    of the library's code (COPYRIGHT-library.html)."""
     copyright_file = os.path.join(sysroot, "share", "doc", "rust", "COPYRIGHT-library.html")
     if not os.path.isfile(copyright_file):
-        return None
+        sys.exit(f"notices: {copyright_file} is missing (the toolchain's list of std's licenses)")
     return copyright_file
 
 
@@ -146,9 +146,6 @@ def main():
         out_dir, tree_path, metadata_path, sysroot = args[1:]
         folders = tree_folders(tree_path, metadata_path)
         std_copyright = prebuilt_std(sysroot)
-        if std_copyright is None:
-            sys.exit(f"notices: {sysroot}/share/doc/rust/COPYRIGHT-library.html is missing "
-                     "(the toolchain's list of std's licenses)")
         intro = ("The gw native libraries that come with this file (libgw.so, and libgw.a where there\n"
                  "is one) contain code from the crates below, each under the license it names, and\n"
                  "Rust's standard library (MIT OR Apache-2.0, with the third-party code listed in\n"
