@@ -17,10 +17,30 @@ import Foundation
 /// - Cancelling the task cancels the stream in gw at once, waiting for an event or not, and
 ///   the loop throws `CancellationError`. Breaking out of the loop frees the stream and
 ///   closes its connection right away.
-/// - A stream is iterated once; a second `for` loop throws. ``result()`` without a loop
-///   reads the whole stream and gives only the final answer.
+/// - A stream is iterated once; a second `for` loop (or ``textDeltas(choice:)``) throws
+///   `stream_reused`. ``result()`` without a loop reads the whole stream and gives only the
+///   final answer; a loop that starts after it gets no events.
 /// - Failures (in-stream error events, a stream cut short) are thrown by the loop as
-///   ``GwError`` after the events before them.
+///   ``GwError`` after the events before them: `.stream` for an error event or a stream that
+///   ended before its terminal event, `.network` for a connection broken mid-stream (a reset),
+///   `.timeout`, `.tooLarge`, `.decode` as gw reports them. ``result()`` then throws the same.
+///
+/// Sharing one stream between Tasks (`GwStream` is `Sendable`) is safe in every interleaving:
+/// gw is never entered by two threads for one stream, and each use ends in one of these ways.
+/// - A loop and ``result()`` / ``resultData()`` (e.g. one Task showing the text, one saving the
+///   answer): ``result()`` waits for the loop to reach the end and returns the final answer
+///   (or throws what ended the loop). If ``result()`` started reading before the loop began,
+///   the loop gets the events ``result()`` has not read yet (their ``GwEvent/index`` shows
+///   the gap): make the iterator first to see every event.
+/// - Two loops (or a loop and ``textDeltas(choice:)``): one gets the stream, the other throws
+///   `stream_reused`.
+/// - Several ``result()`` calls: each gets the same answer (one reads, the others wait).
+/// - Cancelling the Task of the loop, or of a ``result()`` that is reading (no loop), cancels
+///   the stream: that Task throws `CancellationError`, every other use of the stream then
+///   throws ``GwError`` `.cancelled` (code `stream_cancelled`). A Task that only waits (a
+///   ``result()`` waiting for the loop, or for another's read) just stops waiting.
+/// - Leaving the loop early while ``result()`` waits: ``result()`` throws `stream_abandoned`.
+/// - Dropping every reference while Tasks still use the stream is fine: they keep it alive.
 public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
     public typealias Element = GwEvent
     public typealias Failure = any Error
@@ -29,7 +49,8 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
 
     /// The final answer: for chat the `chat.completion` gw assembled from the chunks, for
     /// Responses the `response` of `response.completed` (or `response.incomplete`). Waits for
-    /// the end of the stream, reading (without handing out) any events the loop did not take.
+    /// the end of the stream: while a loop iterates (in any Task) it waits for the loop's end;
+    /// without a loop it reads the rest itself (without handing the events out).
     public func result() async throws -> Final {
         try Codec.decode(Final.self, try await call.result())
     }
@@ -78,18 +99,34 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
 }
 
 /// The state of one streamed call: its derived handle, the gw_stream once open, how it ended.
+///
+/// gw.h: a gw_stream is used from one thread at a time. `GwStream` is `Sendable`, so any number
+/// of Tasks may use one call at once; every native step (open, `gw_stream_next`,
+/// `gw_stream_finish`) therefore runs while holding the call's one *turn*, an async FIFO lock,
+/// and the stream is freed only by the holder of the turn or while nobody holds it.
 final class StreamCall: @unchecked Sendable {
     enum Opener: Sendable { case chat, responses }
     enum Phase {
         case ready, open, done, failed, abandoned
+
+        var ended: Bool {
+            switch self {
+            case .ready, .open: return false
+            case .done, .failed, .abandoned: return true
+            }
+        }
     }
-    /// What one step gave: an event, the end (``final``, the final answer), or a failure.
+    /// What one native step gave: an event, the end (``final``, the final answer), a failure,
+    /// or nothing because a loop claimed the stream (``handedOff``) or the call already ended
+    /// (``ended``).
     struct Step: Sendable {
         var event: GwEvent?
         var final: Data?
         var status: Int32 = 0
         var errorText: String?
         var meta: GwResponseMeta?
+        var handedOff = false
+        var ended = false
 
         static func event(_ e: GwEvent) -> Step { Step(event: e) }
         static func done(_ d: Data, _ m: GwResponseMeta?) -> Step { Step(final: d, meta: m) }
@@ -105,6 +142,15 @@ final class StreamCall: @unchecked Sendable {
         deinit { call.abandon() }
     }
 
+    /// What Tasks other than the cancelled one get once a Task's cancellation stopped the stream.
+    static let cancelledByATask = GwError(
+        status: -5, message: "the stream was cancelled: a Task reading it was cancelled", code: "stream_cancelled")
+    static let abandonedError = GwError(
+        status: -1, message: "the stream was left before its end (the loop broke out); its result is gone",
+        type: "invalid_request_error", code: "stream_abandoned")
+
+    private typealias Waiter = (id: UInt64, continuation: CheckedContinuation<Void, any Error>)
+
     private let lock = NSLock()
     private let handle: Handle?
     private let pool: BlockingPool
@@ -116,10 +162,15 @@ final class StreamCall: @unchecked Sendable {
     /// The final answer once `phase` is `.done`; the failure once it is `.failed`.
     private var final: Data?
     private var failure: (any Error)?
+    /// A loop (an iterator, `textDeltas`) took the stream: result() then waits for its end.
     private var claimed = false
-    private var busy = false
-    private var freeWhenIdle = false
-    private(set) var metaStorage: GwResponseMeta?
+    /// The turn: whether a Task holds it, and the Tasks waiting for it, first come first served.
+    private var turnHeld = false
+    private var turnWaiters: [Waiter] = []
+    /// result() calls waiting for the loop to end the call.
+    private var endWaiters: [Waiter] = []
+    private var lastWaiterID: UInt64 = 0
+    private var metaStorage: GwResponseMeta?
 
     var meta: GwResponseMeta? { lock.locked { metaStorage } }
 
@@ -152,126 +203,236 @@ final class StreamCall: @unchecked Sendable {
         }
     }
 
-    /// The loop was left before the end: free the stream now (closing its connection).
-    func abandon() {
+    // MARK: the turn and the end, under `lock`
+
+    /// Frees the stream once the call ended. Only while nobody else can be inside it: by the
+    /// holder of the turn, or when the turn is free.
+    private func freeIfEndedLocked() {
+        if phase.ended, let s = stream {
+            gw_stream_free(s)
+            stream = nil
+        }
+    }
+
+    /// Ends the call (first end wins) and returns the result() calls to wake.
+    private func endLocked(_ to: Phase, final: Data? = nil, failure: (any Error)? = nil, meta: GwResponseMeta? = nil)
+        -> [Waiter]
+    {
+        guard !phase.ended else { return [] }
+        phase = to
+        self.final = final
+        self.failure = failure
+        if let meta { metaStorage = meta }
+        if !turnHeld { freeIfEndedLocked() }
+        defer { endWaiters = [] }
+        return endWaiters
+    }
+
+    private func wake(_ waiters: [Waiter]) {
+        for w in waiters { w.continuation.resume() }
+    }
+
+    private func nextID() -> UInt64 {
         lock.locked {
-            guard case .open = phase else {
-                if case .ready = phase { phase = .abandoned }
-                return
+            lastWaiterID += 1
+            return lastWaiterID
+        }
+    }
+
+    /// Waits for the turn. A Task cancelled while waiting leaves the queue with
+    /// CancellationError (and never holds the turn).
+    private func acquireTurn() async throws {
+        let id = nextID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let now: Bool? = lock.locked {
+                    if Task.isCancelled { return nil }
+                    if !turnHeld {
+                        turnHeld = true
+                        return true
+                    }
+                    turnWaiters.append((id, c))
+                    return false
+                }
+                switch now {
+                case nil: c.resume(throwing: CancellationError())
+                case true?: c.resume()
+                case false?: break
+                }
             }
-            phase = .abandoned
-            if busy {
-                freeWhenIdle = true
-            } else {
-                gw_stream_free(stream)
-                stream = nil
+        } onCancel: {
+            let c = lock.locked { () -> CheckedContinuation<Void, any Error>? in
+                guard let i = turnWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return turnWaiters.remove(at: i).continuation
+            }
+            c?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Gives the turn to the next waiter, freeing the stream first if the call ended.
+    private func releaseTurn() {
+        let next = lock.locked { () -> CheckedContinuation<Void, any Error>? in
+            freeIfEndedLocked()
+            if turnWaiters.isEmpty {
+                turnHeld = false
+                return nil
+            }
+            return turnWaiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+
+    /// Waits until the call ended (the loop reached the end, failed, was cancelled or left).
+    /// A Task cancelled while waiting stops waiting (the loop goes on).
+    private func waitForEnd() async throws {
+        let id = nextID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let now: Bool? = lock.locked {
+                    if Task.isCancelled { return nil }
+                    if phase.ended { return true }
+                    endWaiters.append((id, c))
+                    return false
+                }
+                switch now {
+                case nil: c.resume(throwing: CancellationError())
+                case true?: c.resume()
+                case false?: break
+                }
+            }
+        } onCancel: {
+            let c = lock.locked { () -> CheckedContinuation<Void, any Error>? in
+                guard let i = endWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return endWaiters.remove(at: i).continuation
+            }
+            c?.resume(throwing: CancellationError())
+        }
+    }
+
+    // MARK: the ends a Task can bring about
+
+    /// The loop was left before the end: free the stream now (closing its connection), or as
+    /// soon as the step running in it returns.
+    func abandon() {
+        wake(lock.locked { endLocked(.abandoned) })
+    }
+
+    /// The loop's Task was cancelled: cancel the call in gw (a step running in it returns
+    /// GW_CANCELLED at once) and end it.
+    private func cancelCall() {
+        handle?.cancel()
+        wake(lock.locked { endLocked(.failed, failure: Self.cancelledByATask) })
+    }
+
+    /// The outcome of a call that ended, for a Task that is not cancelled: nil while it runs.
+    private func endedOutcome() -> Result<Data, any Error>? {
+        lock.locked {
+            switch phase {
+            case .ready, .open: return nil
+            case .done: return .success(final ?? Data())
+            case .failed: return .failure(failure ?? GwError(status: -99, message: "stream failed"))
+            case .abandoned: return .failure(Self.abandonedError)
             }
         }
     }
 
-    /// Ends the call as `error`, freeing the stream (unless a step still runs: it frees it).
-    private func fail(_ error: any Error) {
-        lock.locked {
-            if case .open = phase {} else if case .ready = phase {} else { return }
-            phase = .failed
-            failure = error
-            if busy {
-                freeWhenIdle = true
-            } else {
-                gw_stream_free(stream)
-                stream = nil
-            }
-        }
-    }
+    // MARK: the loop and result()
 
     func next(_ token: Token) async throws -> GwEvent? {
-        let (now, failed) = lock.locked { (phase, failure) }
-        switch now {
-        case .done, .abandoned: return nil
-        case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
-        case .ready, .open: break
+        do {
+            try await acquireTurn()
+        } catch {
+            // Cancelled while another Task's step ran: the loop's cancellation stops the call.
+            cancelCall()
+            throw error
         }
-        let step = try await blockingStep(drain: false)
-        if let e = step.event { return e }
-        if step.final != nil {
-            if let meta = step.meta { options.onResponse?(meta) }
-            return nil
+        defer { releaseTurn() }
+        switch lock.locked({ (phase, failure) }) {
+        case (.ready, _), (.open, _): break
+        case (.done, _), (.abandoned, _): return nil
+        case (.failed, let e):
+            if Task.isCancelled { throw CancellationError() }
+            throw e ?? GwError(status: -99, message: "stream failed")
         }
-        throw stepError(step)
+        let step = try await runStep(drain: false)
+        return step.event
     }
 
     func result() async throws -> Data {
-        let (now, done, failed) = lock.locked { (phase, final, failure) }
-        switch now {
-        case .done: return done ?? Data()
-        case .failed: throw failed ?? GwError(status: -99, message: "stream failed")
-        case .abandoned:
-            throw GwError(
-                status: -1, message: "the stream was left before its end (the loop broke out); its result is gone",
-                type: "invalid_request_error", code: "stream_abandoned")
-        case .ready, .open: break
+        while true {
+            if let ended = endedOutcome() { return try ended.get() }
+            if lock.locked({ claimed }) {
+                // A loop reads the stream: its end sets the answer.
+                try await waitForEnd()
+                continue
+            }
+            // No loop: read the stream to its end here (events not handed out), one step in
+            // one turn; a loop claiming the stream meanwhile takes over the events not read.
+            try await acquireTurn()
+            let outcome: Result<Data, any Error>?
+            do {
+                defer { releaseTurn() }
+                if let ended = endedOutcome() {
+                    outcome = ended
+                } else if lock.locked({ claimed }) {
+                    outcome = nil
+                } else {
+                    let step = try await runStep(drain: true)
+                    outcome = step.final.map { .success($0) }
+                }
+            }
+            if let outcome { return try outcome.get() }
         }
-        let step = try await blockingStep(drain: true)
-        if let final = step.final {
-            if let meta = step.meta { options.onResponse?(meta) }
-            return final
-        }
-        throw stepError(step)
     }
 
-    /// `step(drain:)` on a pool thread, unless the Task is cancelled; a failure fails the
-    /// stream.
-    private func blockingStep(drain: Bool) async throws -> Step {
+    /// One native step on a pool thread, holding the turn. Ends the call when the stream
+    /// ended; throws its failure (CancellationError to the Task that was cancelled).
+    private func runStep(drain: Bool) async throws -> Step {
         if Task.isCancelled {
-            fail(CancellationError())
+            cancelCall()
             throw CancellationError()
         }
+        let step: Step
         do {
-            return try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: drain) }
+            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: drain) }
         } catch {
-            fail(error)
+            // Only CancellationError: the job was dropped before it ran.
+            cancelCall()
             throw error
         }
-    }
-
-    /// The error of a step that ended the stream without its end (the stream fails with it).
-    private func stepError(_ step: Step) -> any Error {
-        let error: any Error =
-            Task.isCancelled
-            ? CancellationError() : GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
-        fail(error)
-        return error
+        if step.event != nil || step.handedOff { return step }
+        if let final = step.final {
+            wake(lock.locked { endLocked(.done, final: final, meta: step.meta) })
+            if let meta = step.meta { options.onResponse?(meta) }
+            return step
+        }
+        if Task.isCancelled {
+            cancelCall()
+            throw CancellationError()
+        }
+        if !step.ended {
+            let error = GwError(status: Int(step.status), errorJSON: step.errorText, response: step.meta)
+            wake(lock.locked { endLocked(.failed, failure: error, meta: step.meta) })
+        }
+        // The stored outcome: this step's failure, or how another Task ended the call meanwhile.
+        switch endedOutcome() {
+        case .success(let d)?: return Step(final: d)
+        case .failure(let e)?: throw e
+        case nil: throw GwError(status: -99, message: "a stream step ended without an outcome")
+        }
     }
 
     /// One blocking step on a pool thread: open if needed, then the next event (or, with
-    /// `drain`, the final answer). Frees the stream once it ended or was abandoned meanwhile.
+    /// `drain`, the final answer, unless a loop claims the stream first).
     private func step(drain: Bool) -> Step {
         guard let handle, let request else { return .failed(-99, nil, nil) }
-        var s: OpaquePointer? = lock.locked {
-            switch phase {
-            case .ready, .open:
-                busy = true
-                return stream
-            default:
-                return nil
-            }
-        }
+        // The turn is ours: nobody else reads, replaces or frees `stream` until we give it back.
+        let (current, ended) = lock.locked { (stream, phase.ended) }
+        if ended { return Step(ended: true) }
+        var s = current
         let result = advance(handle, request, &s, drain: drain)
         lock.locked {
-            busy = false
-            if result.event == nil {
-                if let d = result.final {
-                    phase = .done
-                    final = d
-                }
-                metaStorage = result.meta
-                freeWhenIdle = true
-            }
-            if freeWhenIdle {
-                gw_stream_free(s)
-                stream = nil
-                freeWhenIdle = false
-            } else {
+            if stream == nil, let s {
                 stream = s
                 if case .ready = phase { phase = .open }
             }
@@ -297,16 +458,19 @@ final class StreamCall: @unchecked Sendable {
             s = opened
         }
         guard let open = s else { return .failed(-99, nil, nil) }
-        if !drain {
-            var event: UnsafePointer<gw_event>?
+        var event: UnsafePointer<gw_event>?
+        if drain {
+            while true {
+                // Checked between events: a loop that claims the stream gets the rest.
+                if lock.locked({ claimed }) { return Step(handedOff: true) }
+                if gw_stream_next(open, &event) != 0 { break }
+            }
+        } else {
             let status = gw_stream_next(open, &event)
             if status == 0, let event { return .event(GwEvent(event.pointee)) }
-            if status != 1 {
-                var err: UnsafeMutablePointer<CChar>?
-                _ = gw_stream_finish(open, &err)
-                return .failed(status, takeString(err), handle.lastResponse())
-            }
         }
+        // The end or a failure: gw_stream_finish gives the answer, or the failure's status and
+        // error JSON.
         var out: UnsafeMutablePointer<CChar>?
         let status = gw_stream_finish(open, &out)
         let text = takeData(out)
