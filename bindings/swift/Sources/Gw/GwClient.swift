@@ -20,6 +20,9 @@ import Foundation
 public final class GwClient: Sendable {
     let base: Handle
     let pool: BlockingPool
+    /// The client's total timeout (gw's 600 s unless set; nil: none), which a call's deadline
+    /// counts from the call, the wait for a thread included.
+    let totalTimeout: Duration?
 
     /// A client from typed options. With the defaults, the base URL and the key come from
     /// `GW_BASE_URL` and `GW_API_KEY`. Throws a ``GwError`` of kind `.invalidArgument` naming
@@ -41,6 +44,9 @@ public final class GwClient: Sendable {
         }
         base = Handle(handle)
         pool = BlockingPool(cap: maxThreads)
+        // gw.h: total_timeout_ms defaults to 600000; 0 means none.
+        let ms = optionsJSON["total_timeout_ms"]?.intValue ?? 600_000
+        totalTimeout = ms > 0 ? .milliseconds(ms) : nil
     }
 
     /// The cap on threads blocked in gw calls at once (``GwOptions/maxThreads``).
@@ -62,17 +68,51 @@ public final class GwClient: Sendable {
     /// the handle and the `char **out` slot and returns gw's status. Returns the answer's
     /// bytes; throws the ``GwError`` of a failure, `CancellationError` when the task was
     /// cancelled (before anything was sent, if it already was).
+    ///
+    /// The total timeout (the call's, else the client's) runs from here: a call still waiting
+    /// for a thread at its deadline throws `.timeout` then and is never sent, and a call that
+    /// waited is sent with only the rest of it.
     func call(
         _ options: GwCallOptions, _ invoke: @escaping @Sendable (OpaquePointer, OutSlot) -> Int32
     ) async throws -> Data {
         try Task.checkCancellation()
+        let start = ContinuousClock.now
+        let startTime = DispatchTime.now()
         let handle = try base.derive(options.json())
+        // The call's total timeout, else the client's; zero means none (gw.h).
+        let total: Duration? = if let t = options.totalTimeout { t > .zero ? t : nil } else { totalTimeout }
         let wantsMeta = options.onResponse != nil
-        let outcome = try await runBlocking(pool, cancelling: handle) {
+        let target = CancelTarget(handle)
+        let base = self.base
+        let cap = pool.cap
+        let queueDeadline = total.map { t in
+            (
+                at: startTime + .nanoseconds(Int(clamping: t.wholeNanoseconds)),
+                error: GwError(
+                    status: -3,
+                    message: "the total timeout (\(t.wholeMilliseconds) ms) passed while the call waited for one of the "
+                        + "client's \(cap) threads (GwOptions.maxThreads); nothing was sent")
+            )
+        }
+        let outcome = try await runBlocking(pool, onCancel: { target.cancel() }, queueDeadline: queueDeadline) {
+            var h = handle
+            if let total {
+                // Waited for a thread: gw gets what is left of the deadline, not all of it.
+                let waited = ContinuousClock.now - start
+                if waited >= .milliseconds(1) {
+                    var rest = options
+                    rest.totalTimeout = total - waited
+                    guard total > waited, let again = try? base.derive(rest.json()) else {
+                        return Outcome(status: -3, text: Data(#"{"error":{"message":"the total timeout passed while the call waited for a thread; nothing was sent"}}"#.utf8), meta: nil)
+                    }
+                    target.replace(with: again)
+                    h = again
+                }
+            }
             var out: UnsafeMutablePointer<CChar>?
-            let status = invoke(handle.pointer, &out)
+            let status = invoke(h.pointer, &out)
             let text = takeData(out)
-            let meta = (status != 0 || wantsMeta) ? handle.lastResponse() : nil
+            let meta = (status != 0 || wantsMeta) ? h.lastResponse() : nil
             return Outcome(status: status, text: text, meta: meta)
         }
         return try finish(outcome, options)

@@ -26,7 +26,8 @@ public struct GwOptions: Sendable, Hashable {
     public var connectTimeout: Duration?
     /// Longest silence while reading an answer or stream (60 s).
     public var readTimeout: Duration?
-    /// Whole call, retries included (600 s).
+    /// Whole call, retries included, counted from the call: the wait for a thread (see
+    /// ``maxThreads``) is part of it (600 s).
     public var totalTimeout: Duration?
     /// Time until the answer's first byte (600 s).
     public var firstByteTimeout: Duration?
@@ -68,8 +69,8 @@ public struct GwOptions: Sendable, Hashable {
     public var extra: [String: JSONValue]
     /// The most threads this client blocks in gw calls at once (64). Every in-flight call or
     /// stream read holds one of them; calls beyond the cap wait for a free thread (a waiting
-    /// call is still cancellable at once). Threads are the binding's own, never Swift's
-    /// cooperative pool, and exit after 10 s idle.
+    /// call is still cancellable at once, and fails with `.timeout` at its total deadline).
+    /// Threads are the binding's own, never Swift's cooperative pool, and exit after 10 s idle.
     public var maxThreads: Int
 
     public init(
@@ -158,6 +159,8 @@ extension GwOptions: CustomStringConvertible {
 /// Options for one call, applied on a handle derived for it (`gw_client_create_derived`):
 /// they override the client's for this call only.
 public struct GwCallOptions: Sendable {
+    /// The whole call (the client's ``GwOptions/totalTimeout`` otherwise), counted from the
+    /// call, the wait for a thread included. `.zero` means none.
     public var totalTimeout: Duration?
     public var firstByteTimeout: Duration?
     public var readTimeout: Duration?
@@ -213,6 +216,13 @@ public struct GwCallOptions: Sendable {
 }
 
 extension Duration {
+    /// Whole nanoseconds (attoseconds dropped), for DispatchTime.
+    var wholeNanoseconds: Int64 {
+        let (s, atto) = components
+        let (ns, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : ns &+ atto / 1_000_000_000
+    }
+
     /// Whole milliseconds, rounded up so a positive duration never becomes 0 ("none").
     var wholeMilliseconds: Int64 {
         let (s, atto) = components

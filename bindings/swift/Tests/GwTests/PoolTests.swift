@@ -1,0 +1,93 @@
+import Foundation
+import Gw
+import Testing
+
+/// OS threads of this process now (Linux: /proc/self/task).
+func osThreads() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count
+}
+
+/// This process's resident memory in KiB (Linux: VmRSS of /proc/self/status), 0 if unknown.
+func residentKiB() -> Int {
+    guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+    else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// The user texts of the chat requests gw-mock recorded since the last reset.
+func sentChatTexts() async throws -> [String] {
+    try await Mock.requests(to: "/v1/chat/completions").compactMap { $0["json"]?["messages"]?[0]?["content"]?.stringValue }
+}
+
+extension GwTests {
+    /// The binding's threads: deadlines that count the wait for one (issue 42, D2).
+    @Suite struct Pool {
+        /// Waits until the mock has recorded a chat request (the first call holds the thread).
+        func waitUntilSent(_ text: String) async throws {
+            let start = ContinuousClock.now
+            while !(try await sentChatTexts()).contains(text) {
+                if ms(since: start) > 10_000 { Issue.record("\(text) never reached the mock"); return }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        @Test func aPerCallTotalTimeoutCountsTheWaitForAThread() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client { $0.maxThreads = 1 }
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
+            let slow = Task { try await gw.chat(chatJSON("slow")) }
+            try await waitUntilSent("slow")
+            let start = ContinuousClock.now
+            let e = await #expect(throws: GwError.self) {
+                try await gw.chat(chatJSON("queued"), options: GwCallOptions(totalTimeout: .milliseconds(300)))
+            }
+            let took = ms(since: start)
+            print(String(format: "gw-swift queued call, total timeout 300 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            #expect(e?.status == -3)
+            // The slow call holds the only thread for 2 s: the deadline, not the thread, ended it.
+            #expect(took < 1500)
+            _ = try await slow.value
+            #expect(try await sentChatTexts() == ["slow"], "the queued call was never sent")
+        }
+
+        @Test func theClientsTotalTimeoutCountsTheWaitForAThread() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client {
+                $0.maxThreads = 1
+                $0.totalTimeout = .milliseconds(300)
+            }
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
+            let slow = Task { try await gw.chat(chatJSON("slow"), options: GwCallOptions(totalTimeout: .seconds(30))) }
+            try await waitUntilSent("slow")
+            let start = ContinuousClock.now
+            let e = await #expect(throws: GwError.self) { try await gw.chat(chatJSON("queued")) }
+            let took = ms(since: start)
+            print(String(format: "gw-swift queued call, client total timeout 300 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            #expect(took < 1500)
+            _ = try await slow.value
+            #expect(try await sentChatTexts() == ["slow"], "the queued call was never sent")
+        }
+
+        @Test func aCallThatWaitedForAThreadGetsOnlyTheRestOfItsTotalTimeout() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client { $0.maxThreads = 1 }
+            // Each call is answered after 1 s. The second waits ~1 s for the thread, so of its
+            // 1.6 s only ~0.6 s are left when it is sent: it times out (fresh 1.6 s would pass).
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 1000, "times": 2])
+            let first = Task { try await gw.chat(chatJSON("first")) }
+            try await waitUntilSent("first")
+            let start = ContinuousClock.now
+            let e = await #expect(throws: GwError.self) {
+                try await gw.chat(chatJSON("second"), options: GwCallOptions(totalTimeout: .milliseconds(1600)))
+            }
+            let took = ms(since: start)
+            print(String(format: "gw-swift call queued ~1 s with total timeout 1600 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            #expect(took < 1950, "it failed at its deadline, not after a fresh 1.6 s")
+            _ = try await first.value
+        }
+    }
+}
