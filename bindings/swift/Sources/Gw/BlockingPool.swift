@@ -4,7 +4,8 @@ import Foundation
 ///
 /// A job goes to an idle thread, or to a new one while fewer than `cap` exist, or waits in a
 /// FIFO queue. Each job therefore gets a thread to itself as long as the cap allows: one slow
-/// call never sits behind another. Threads exit after `idleTimeout` without work.
+/// call never sits behind another. Threads exit after `idleTimeout` without work, or as soon
+/// as they have none once the pool is retired (its client is gone).
 final class BlockingPool: @unchecked Sendable {
     typealias Job = @Sendable () -> Void
 
@@ -23,6 +24,9 @@ final class BlockingPool: @unchecked Sendable {
     private var queueHead = 0
     private var idle: [Worker] = []
     private var threads = 0
+    /// The client is gone: no thread idles any more (streams that outlive their client still
+    /// get a thread per step, which exits when the queue is empty).
+    private var retired = false
 
     init(cap: Int, idleTimeout: DispatchTimeInterval = .seconds(10)) {
         self.cap = max(1, cap)
@@ -32,7 +36,10 @@ final class BlockingPool: @unchecked Sendable {
     /// Threads alive now (busy or idle).
     var threadCount: Int { lock.locked { threads } }
 
-    func submit(_ job: @escaping Job) {
+    /// Runs `job` on a thread of the pool. Returns true when it waits in the queue (every
+    /// thread busy, the cap reached).
+    @discardableResult
+    func submit(_ job: @escaping Job) -> Bool {
         lock.lock()
         if let worker = idle.popLast() {
             worker.job = job
@@ -52,7 +59,21 @@ final class BlockingPool: @unchecked Sendable {
         } else {
             queue.append(job)
             lock.unlock()
+            return true
         }
+        return false
+    }
+
+    /// The owning client was released: idle threads exit now, busy ones once the queue is
+    /// empty (so a dropped client keeps no thread for `idleTimeout`).
+    func retire() {
+        let sleepers = lock.locked { () -> [Worker] in
+            retired = true
+            defer { idle = [] }
+            return idle
+        }
+        // Woken without a job, a worker exits.
+        for w in sleepers { w.wake.signal() }
     }
 
     private func run(_ me: Worker) {
@@ -79,6 +100,11 @@ final class BlockingPool: @unchecked Sendable {
                 }
                 lock.unlock()
                 continue
+            }
+            if retired {
+                threads -= 1
+                lock.unlock()
+                return
             }
             idle.append(me)
             lock.unlock()

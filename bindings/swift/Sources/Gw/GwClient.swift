@@ -49,10 +49,16 @@ public final class GwClient: Sendable {
         totalTimeout = ms > 0 ? .milliseconds(ms) : nil
     }
 
+    deinit {
+        // The threads go with the client (calls and streams still in flight finish first).
+        pool.retire()
+    }
+
     /// The cap on threads blocked in gw calls at once (``GwOptions/maxThreads``).
     public var maxThreads: Int { pool.cap }
 
-    /// Threads the client holds now (busy or idle; idle ones exit after 10 s).
+    /// Threads the client holds now (busy or idle; idle ones exit after 10 s, and all of them as
+    /// soon as they have no work once the client is released).
     public var threadCount: Int { pool.threadCount }
 
     /// The outcome of one blocking call, as its worker thread saw it.

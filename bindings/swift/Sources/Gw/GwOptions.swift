@@ -70,7 +70,8 @@ public struct GwOptions: Sendable, Hashable {
     /// The most threads this client blocks in gw calls at once (64). Every in-flight call or
     /// stream read holds one of them; calls beyond the cap wait for a free thread (a waiting
     /// call is still cancellable at once, and fails with `.timeout` at its total deadline).
-    /// Threads are the binding's own, never Swift's cooperative pool, and exit after 10 s idle.
+    /// Threads are the binding's own, never Swift's cooperative pool; they exit after 10 s
+    /// idle, and as soon as they have no work once the client is released.
     public var maxThreads: Int
 
     public init(

@@ -21,7 +21,8 @@ func sentChatTexts() async throws -> [String] {
 }
 
 extension GwTests {
-    /// The binding's threads: deadlines that count the wait for one (issue 42, D2).
+    /// The binding's threads: deadlines that count the wait for one, and clients that give
+    /// theirs back (issue 42, D2 and D5).
     @Suite struct Pool {
         /// Waits until the mock has recorded a chat request (the first call holds the thread).
         func waitUntilSent(_ text: String) async throws {
@@ -88,6 +89,40 @@ extension GwTests {
             #expect(e?.kind == .timeout)
             #expect(took < 1950, "it failed at its deadline, not after a fresh 1.6 s")
             _ = try await first.value
+        }
+
+        @Test func droppedClientsGiveTheirThreadsBack() async throws {
+            try await Mock.reset()
+            let before = osThreads()
+            let rssBefore = residentKiB()
+            for i in 0..<220 {
+                let gw = try Mock.client()
+                _ = try await gw.chat(chatJSON("client \(i)"))
+            }
+            // Bounded wait, well under the 10 s an idle thread of a live client is kept.
+            let start = ContinuousClock.now
+            var after = osThreads()
+            while after > before + 4 && ms(since: start) < 5000 {
+                try await Task.sleep(for: .milliseconds(50))
+                after = osThreads()
+            }
+            print(
+                "gw-swift OS threads before 220 dropped clients: \(before), after: \(after) (\(String(format: "%.0f", ms(since: start))) ms later); "
+                    + "RSS \(rssBefore / 1024) -> \(residentKiB() / 1024) MiB")
+            #expect(after <= before + 4)
+        }
+
+        @Test func aDroppedClientsStreamStillFinishes() async throws {
+            // A stream outlives its client; the client's threads are retired, the stream's
+            // remaining steps still get one.
+            try await Mock.reset()
+            var gw: GwClient? = try Mock.client()
+            let stream = gw!.chatStream(chatJSON("after the client"))
+            var it = stream.makeAsyncIterator()
+            var text = try await it.next()?.textDelta ?? ""
+            gw = nil
+            while let e = try await it.next() { text += e.textDelta ?? "" }
+            #expect(text == "Echo: after the client")
         }
     }
 }
