@@ -148,12 +148,44 @@ public struct GwOptions: Sendable, Hashable {
     }
 }
 
-extension GwOptions: CustomStringConvertible {
+extension GwOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    static let redacted = "<redacted>"
+
+    /// A copy with the API key (the field, and an `api_key` in ``extra``) replaced, for output.
+    private var keyRedacted: GwOptions {
+        var copy = self
+        if copy.apiKey != nil { copy.apiKey = Self.redacted }
+        if copy.extra["api_key"] != nil { copy.extra["api_key"] = .string(Self.redacted) }
+        return copy
+    }
+
     /// The options with the API key hidden.
     public var description: String {
-        var copy = self
-        if copy.apiKey != nil { copy.apiKey = "***" }
-        return "GwOptions(" + ((try? copy.json().jsonString) ?? "?") + ", maxThreads: \(maxThreads))"
+        "GwOptions(" + ((try? keyRedacted.json().jsonString) ?? "?") + ", maxThreads: \(maxThreads))"
+    }
+
+    /// The same as ``description``: the API key hidden.
+    public var debugDescription: String { description }
+
+    /// Every field for `dump`, debuggers and `Mirror`, the API key redacted (the default
+    /// reflection would print it).
+    public var customMirror: Mirror {
+        let o = keyRedacted
+        return Mirror(
+            self,
+            children: [
+                "baseURL": o.baseURL as Any, "apiKey": o.apiKey as Any, "connectTimeout": o.connectTimeout as Any,
+                "readTimeout": o.readTimeout as Any, "totalTimeout": o.totalTimeout as Any,
+                "firstByteTimeout": o.firstByteTimeout as Any, "maxRetries": o.maxRetries as Any,
+                "retryBaseDelay": o.retryBaseDelay as Any, "retryMaxDelay": o.retryMaxDelay as Any,
+                "retryAfterCap": o.retryAfterCap as Any, "proxy": o.proxy as Any, "headers": o.headers,
+                "validate": o.validate as Any, "allowInsecureHTTP": o.allowInsecureHTTP as Any,
+                "maxResponseBytes": o.maxResponseBytes as Any, "maxLineBytes": o.maxLineBytes as Any,
+                "maxEventBytes": o.maxEventBytes as Any, "userAgent": o.userAgent as Any,
+                "maxIdleConnections": o.maxIdleConnections as Any, "idempotencyKeys": o.idempotencyKeys as Any,
+                "caFile": o.caFile as Any, "caPEM": o.caPEM as Any, "tlsVerifier": o.tlsVerifier as Any,
+                "extra": o.extra, "maxThreads": o.maxThreads,
+            ], displayStyle: .struct)
     }
 }
 

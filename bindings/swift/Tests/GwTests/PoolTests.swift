@@ -124,5 +124,25 @@ extension GwTests {
             while let e = try await it.next() { text += e.textDelta ?? "" }
             #expect(text == "Echo: after the client")
         }
+
+        @Test func optionsNeverShowTheKey() {
+            let key = "sk-secret-123456"
+            let o = GwOptions(baseURL: "http://127.0.0.1:1", apiKey: key, extra: ["api_key": .string(key)])
+            var dumped = ""
+            dump(o, to: &dumped)
+            #expect(!dumped.contains(key), "dump: \(dumped)")
+            #expect(dumped.contains("apiKey"), "dump still names the field")
+            #expect(!String(describing: o).contains(key))
+            #expect(!String(reflecting: o).contains(key))
+            #expect(!"\(o)".contains(key))
+            let mirrored = Mirror(reflecting: o).children.map { "\($0.label ?? ""): \($0.value)" }.joined(separator: ", ")
+            #expect(!mirrored.contains(key))
+            #expect(mirrored.contains("127.0.0.1"), "the rest is still shown")
+            var without = GwOptions(baseURL: "http://127.0.0.1:1")
+            without.apiKey = nil
+            var d2 = ""
+            dump(without, to: &d2)
+            #expect(d2.contains("apiKey: nil") || d2.contains("- apiKey: nil"), "an absent key shows as nil: \(d2)")
+        }
     }
 }
