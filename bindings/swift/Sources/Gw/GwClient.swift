@@ -105,14 +105,18 @@ public final class GwClient: Sendable {
             if let total {
                 // Waited for a thread: gw gets what is left of the deadline, not all of it.
                 let waited = ContinuousClock.now - start
+                if waited >= total {
+                    // Got a thread just as the deadline passed (before the expiry dropped it).
+                    return Outcome(status: -3, text: GwClient.queueTimeoutJSON, meta: nil)
+                }
                 if waited >= .milliseconds(1) {
                     var rest = options
                     rest.totalTimeout = total - waited
-                    guard total > waited, let again = try? base.derive(rest.json()) else {
-                        return Outcome(status: -3, text: Data(#"{"error":{"message":"the total timeout passed while the call waited for a thread; nothing was sent"}}"#.utf8), meta: nil)
+                    // Options that derived once derive again; should it fail, the call keeps its handle.
+                    if let again = try? base.derive(rest.json()) {
+                        target.replace(with: again)
+                        h = again
                     }
-                    target.replace(with: again)
-                    h = again
                 }
             }
             var out: UnsafeMutablePointer<CChar>?
@@ -123,6 +127,9 @@ public final class GwClient: Sendable {
         }
         return try finish(outcome, options)
     }
+
+    static let queueTimeoutJSON = Data(
+        #"{"error":{"message":"the total timeout passed while the call waited for a thread; nothing was sent"}}"#.utf8)
 
     func finish(_ outcome: Outcome, _ options: GwCallOptions) throws -> Data {
         if outcome.status != 0 {
