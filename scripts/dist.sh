@@ -12,6 +12,10 @@
 #                              cannot download the build's plugins (no repository reachable,
 #                              ~/.m2 lacks them) SKIPPED with the reason, kept in maven.skipped
 #   gw-<v>-linux-<arch>.tar.gz the C/C++ SDKs
+#   CGwLinux.artifactbundle.zip, swift/
+#                              the Swift package: its Linux binary target (an SE-0482 artifact
+#                              bundle) and the tree of its repository (scripts/dist/swift.sh;
+#                              GW_SWIFT_RELEASE_URL, GW_SWIFT_XCFRAMEWORK_ZIP)
 # Platforms: linux-x86_64 and linux-aarch64 (what this machine can build; the rest is
 # .github/workflows/release.yml). Needs scripts/ci/install-dist.sh's tools.
 set -euo pipefail
@@ -65,4 +69,5 @@ else
     scripts/dist/maven.sh
 fi
 scripts/dist/sdk.sh
+scripts/dist/swift.sh
 echo "dist: gw $(gw_version) in target/dist/ ($((SECONDS - start)) s)"
