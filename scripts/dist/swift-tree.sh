@@ -9,7 +9,7 @@
 #                  no #filePath; Rust's std needs pthread, dl and m on Linux (linkedLibrary),
 #                  Security and CoreFoundation on Apple platforms (linkedFramework).
 #   Sources/Gw     copied from bindings/swift/Sources/Gw (never a second copy in git)
-#   LICENSE-APACHE, LICENSE-MIT, THIRD-PARTY-NOTICES.txt, README.md
+#   LICENSE-APACHE, LICENSE-MIT, THIRD-PARTY-NOTICES.txt, README.md, .gitignore
 # Used by scripts/dist/swift.sh (make dist) and scripts/dist/test-swift.sh (the same tree with the
 # test server's URL). SwiftPM's checksum is the SHA-256 of the file: `swift package
 # compute-checksum` where a Swift toolchain is installed, else sha256sum (the same digest;
@@ -86,6 +86,7 @@ let package = Package(
     ]
 )
 SWIFT
+printf '.build/\n.swiftpm/\n' >"$out/.gitignore"
 cat >"$out/README.md" <<MD
 # gw-swift $version
 

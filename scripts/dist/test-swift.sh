@@ -98,6 +98,19 @@ else
     fail "experimental-audit-binary-artifact failed"
 fi
 
+# make dist's own manifest (release URLs) evaluates, and its binary target is the bundle's, by URL.
+cp -R target/dist/swift "$work/dist-tree"
+"$SWIFT" package --package-path "$work/dist-tree" dump-package >"$work/dist-tree.json" ||
+    fail "target/dist/swift/Package.swift does not evaluate"
+python3 - "$work/dist-tree.json" "$sum" <<'PY' || fail "target/dist/swift/Package.swift lacks the Linux binary target"
+import json, sys
+targets = {t["name"]: t for t in json.load(open(sys.argv[1]))["targets"]}
+linux = targets["CGwLinux"]
+assert linux["type"] == "binary" and linux["url"].endswith("/CGwLinux.artifactbundle.zip"), linux
+assert linux["checksum"] == sys.argv[2], linux["checksum"]
+print(f"test-dist[swift]: make dist's manifest: CGwLinux at {linux['url']}")
+PY
+
 # The test CA and the server's certificate (127.0.0.1), valid for a day.
 (
     cd "$work/pki"
