@@ -4,14 +4,24 @@
 #   natives/<platform>/        libgw.so and libgw.a per platform (scripts/dist/natives.sh)
 #   notices/                   gw's licenses and the third-party notices every artifact below
 #                              carries (scripts/dist/notices.py)
-#   goproxy/                   the Go module as a GOPROXY folder; go-release/ its release tree
-#   maven/                     dev.gw:gw-kotlin as a Maven repository folder
+#   goproxy/                   the Go module as a GOPROXY folder; go-release/ its release tree;
+#                              where scripts/dist/gomodzip cannot download golang.org/x/mod (no
+#                              Go module proxy reachable, the module cache lacks it) SKIPPED with
+#                              the reason, kept in go.skipped
+#   maven/                     dev.gw:gw-kotlin as a Maven repository folder; where Maven
+#                              cannot download the build's plugins (no repository reachable,
+#                              ~/.m2 lacks them) SKIPPED with the reason, kept in maven.skipped
 #   gw-<v>-linux-<arch>.tar.gz the C/C++ SDKs
+#   CGwLinux.artifactbundle.zip, swift/
+#                              the Swift package: its Linux binary target (an SE-0482 artifact
+#                              bundle) and the tree of its repository (scripts/dist/swift.sh;
+#                              GW_SWIFT_RELEASE_URL, GW_SWIFT_XCFRAMEWORK_ZIP)
 # Platforms: linux-x86_64 and linux-aarch64 (what this machine can build; the rest is
 # .github/workflows/release.yml). Needs scripts/ci/install-dist.sh's tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/dist/lib.sh
+source scripts/lib/maven-reach.sh
 
 start=$SECONDS
 for triple in $dist_platforms; do
@@ -22,7 +32,42 @@ for triple in $dist_platforms; do
     units+=("target/dist/natives/${triple%%:*}/cargo-units.jsonl")
 done
 scripts/dist/notices.py "$notices_dir" "${units[@]}"
-scripts/dist/go-module.sh
-scripts/dist/maven.sh
+# A registry this machine cannot reach skips its artifact, with the reason (test-dist.sh skips
+# the artifact's test and says so); any other failure stops make dist.
+rm -f target/dist/go.skipped target/dist/maven.skipped
+go_dir="$(scripts/ci/install-go.sh --which)"
+why=""
+if [ ! -x "$go_dir/go" ]; then
+    why="no Go >= 1.23 (scripts/ci/install-go.sh)"
+elif ! log="$(cd scripts/dist/gomodzip && "$go_dir/go" mod download 2>&1 </dev/null)"; then
+    if grep -qE 'no such host|dial tcp|connection refused|i/o timeout|network is unreachable' <<<"$log"; then
+        why="the Go module proxy is unreachable from this machine and the module cache lacks scripts/dist/gomodzip's golang.org/x/mod"
+    else
+        echo "$log" >&2
+        exit 1
+    fi
+fi
+if [ -n "$why" ]; then
+    echo "dist: SKIPPED go (the Go module): $why"
+    rm -rf target/dist/go-release target/dist/goproxy
+    echo "$why" >target/dist/go.skipped
+else
+    scripts/dist/go-module.sh
+fi
+if ! command -v mvn >/dev/null; then
+    why="mvn is not installed (scripts/ci/install-maven.sh)"
+elif why="$(maven_unreachable)"; then
+    :
+else
+    why=""
+fi
+if [ -n "$why" ]; then
+    echo "dist: SKIPPED maven (dev.gw:gw-kotlin): $why"
+    rm -rf target/dist/maven
+    echo "$why" >target/dist/maven.skipped
+else
+    scripts/dist/maven.sh
+fi
 scripts/dist/sdk.sh
+scripts/dist/swift.sh
 echo "dist: gw $(gw_version) in target/dist/ ($((SECONDS - start)) s)"
