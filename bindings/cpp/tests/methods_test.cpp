@@ -299,3 +299,15 @@ TEST_F(Methods, TryFormsReturnTheSameAnswers)
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().param().value_or(""), "messages");
 }
+
+// Issue 39: a null member is "not given": the form leaves it out instead of sending the
+// text null, which the gateway refuses for an integer n.
+TEST_F(Methods, ImageEditUploadLeavesNullMembersOut)
+{
+    const std::string out = c.image_edit_upload(R"({"model": "img", "prompt": "sky", "n": null, "background": null})",
+                                                gw::File(std::string("\x89PNG", 4)));
+    EXPECT_TRUE(has(out, "Edited: sky")) << out;
+    EXPECT_EQ(part("n"), "");
+    EXPECT_EQ(part("background"), "");
+    EXPECT_NE(part("image"), "");
+}
