@@ -176,7 +176,11 @@ fn cases() -> Vec<Case> {
     add(edit, with(&base, json!({"image": null})), "image: is required unless images is given");
     add(edit, with(&base, json!({"image": {"url": "u"}})), "image: must be a string");
     add(edit, with(&base, json!({"image": null, "images": {"image_url": "u"}})), "images: must be an array");
+    add(edit, with(&base, json!({"image": null, "images": []})), "images: must have at least 1 item(s) (got 0)");
     add(edit, with(&base, json!({"image": null, "images": ["u"]})), "images[0]: must be an object");
+    add(edit, with(&base, json!({"image": null, "images": [{"url": "u"}]})), "images[0].image_url: is required unless file_id is given");
+    add(edit, with(&base, json!({"image": null, "images": [{"image_url": {"url": "u"}}]})), "images[0].image_url: must be a string");
+    add(edit, with(&base, json!({"image": null, "images": [{"file_id": 7}]})), "images[0].file_id: must be a string");
     add(edit, with(&base, json!({"mask": 5})), "mask: must be a string or an object");
     add(edit, with(&base, json!({"n": 0})), "n: must be >= 1 (got 0)");
     add(edit, with(&base, json!({"size": "big"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"big\")");

@@ -139,7 +139,8 @@ pub const IMAGE_GENERATE: &[Rule] = &[
 ];
 
 /// Both JSON forms: the document's `image` URL string, or OpenAI's
-/// `images: [{"image_url": ..} | {"file_id": ..}]` with `mask` an object.
+/// `images: [{"image_url": ..} | {"file_id": ..}]` (at least one, each naming
+/// its image) with `mask` an object. gw-mock takes the same.
 pub const IMAGE_EDIT: &[Rule] = &[
     rule("model", Required),
     rule("prompt", Required),
@@ -147,7 +148,11 @@ pub const IMAGE_EDIT: &[Rule] = &[
     rule("image", RequiredUnless("images")),
     rule("image", String),
     rule("images", Array),
+    rule("images", MinItems(1)),
     rule("images[]", Object),
+    rule("images[].image_url", RequiredUnless("file_id")),
+    rule("images[].image_url", String),
+    rule("images[].file_id", String),
     rule("mask", StringOrObject),
     rule("n", IntRange(1, INT_MAX)),
     rule("size", SizeOrAuto),
