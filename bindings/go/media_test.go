@@ -77,7 +77,7 @@ func TestImageGenerateAndEdit(t *testing.T) {
 	if len(edit.Data) == 0 || edit.Data[0].URL == "" || edit.Data[0].RevisedPrompt == "" {
 		t.Fatalf("edit %s", edit.Raw)
 	}
-	_, err = c.ImageGenerate(bg(), ImageRequest{Model: "img", Prompt: "x", Size: "big"})
+	_, err = c.ImageGenerate(bg(), ImageRequest{Model: "img", Prompt: "x", Size: "1024x"})
 	if e := asError(t, err); e.Status != StatusInvalidArgument || e.Param != "size" {
 		t.Fatalf("error %+v", e)
 	}
