@@ -30,7 +30,7 @@ static void image_limits_are_checked(void)
         {"{\"model\": \"img\", \"prompt\": \"p\", \"seed\": 2147483648}", "seed"},
         {"{\"model\": \"img\", \"prompt\": \"p\", \"seed\": -2}", "seed"},
         {"{\"model\": \"img\", \"prompt\": \"p\", \"guidance_scale\": 11}", "guidance_scale"},
-        {"{\"model\": \"img\", \"prompt\": \"p\", \"size\": \"big\"}", "size"},
+        {"{\"model\": \"img\", \"prompt\": \"p\", \"size\": \"1024x\"}", "size"},
         {"{\"model\": \"img\"}", "prompt"},
     };
     gw_client *c = test_client(NULL);
