@@ -182,6 +182,64 @@ fn image_edit_multipart_with_image_and_mask_bytes() {
     assert_eq!(data[0]["revised_prompt"], "Edited: remove the background");
 }
 
+/// Issue 39: a null member is "not given", so it is left out of the form (as the JSON form
+/// leaves it to the gateway), never sent as the text `null`, which the document's integer
+/// `n` refuses. Inside an array or object field the part is JSON text, so its nulls keep
+/// their JSON meaning and are sent as they are.
+#[test]
+fn image_edit_multipart_leaves_null_members_out() {
+    let gw = Gateway::start();
+    let image = b"\x89PNG\r\n\x1a\n".as_slice();
+    let file = || FilePart {
+        field: "image".into(),
+        filename: "in.png".into(),
+        content_type: "image/png".into(),
+        bytes: image,
+    };
+    let mut form = Form::from_fields(&json!({
+        "model": "edit-model",
+        "prompt": "sepia",
+        "n": null,
+        "background": null,
+        "size": null,
+        "metadata": {"k": null, "j": 1},
+        "stops": ["a", null],
+    }))
+    .unwrap();
+    form.add_file(file()).unwrap();
+    let answer = gw
+        .client
+        .call_multipart(&ops::IMAGE_EDIT_UPLOAD, &[], &form)
+        .expect("the gateway takes the form");
+    assert_eq!(parse(&answer)["data"].as_array().unwrap().len(), 1);
+    let parts = gw.only_request().multipart.unwrap();
+    let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["model", "prompt", "metadata", "stops", "image"],
+        "{parts:#?}"
+    );
+    assert!(parts.iter().all(|p| p.text.as_deref() != Some("null")));
+    assert_text_part(&parts, "metadata", r#"{"k":null,"j":1}"#);
+    assert_text_part(&parts, "stops", r#"["a",null]"#);
+    assert_file_part(&parts, "image", "in.png", "image/png", image);
+
+    // `image: null` (and `mask: null`) is not given either: the file takes the name.
+    gw.mock.reset();
+    let mut form = Form::from_fields(
+        &json!({"model": "edit-model", "prompt": "sepia", "image": null, "mask": null}),
+    )
+    .unwrap();
+    form.add_file(file())
+        .expect("image: null is not given, so the file may take the name");
+    gw.client
+        .call_multipart(&ops::IMAGE_EDIT_UPLOAD, &[], &form)
+        .expect("the gateway takes the form");
+    let parts = gw.only_request().multipart.unwrap();
+    let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["model", "prompt", "image"], "{parts:#?}");
+}
+
 #[test]
 fn image_edit_multipart_without_mask() {
     let gw = Gateway::start();

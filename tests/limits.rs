@@ -124,7 +124,8 @@ fn cases() -> Vec<Case> {
     add(chat, with(&base, json!({"stop": ["a", 5]})), "stop[1]: must be a string");
     add(chat, with(&base, json!({"frequency_penalty": -2.5})), "frequency_penalty: must be between -2 and 2 (got -2.5)");
     add(chat, with(&base, json!({"presence_penalty": 2.5})), "presence_penalty: must be between -2 and 2 (got 2.5)");
-    add(chat, with(&base, json!({"reasoning_effort": "max"})), "reasoning_effort: must be one of none, minimal, low, medium, high, xhigh (got \"max\")");
+    // An open set (issue 39): an effort gw does not know is sent; only the type is checked.
+    add(chat, with(&base, json!({"reasoning_effort": 5})), "reasoning_effort: must be a string, e.g. one of none, minimal, low, medium, high, xhigh, max (got 5)");
 
     // POST /v1/responses
     let responses = Via::Json(&ops::RESPONSES, &[]);
@@ -137,7 +138,7 @@ fn cases() -> Vec<Case> {
     add(responses, with(&base, json!({"tools": {"type": "web_search_preview"}})), "tools: must be an array");
     add(responses, with(&base, json!({"tools": [{"type": "web_search_preview"}, {}]})), "tools[1].type: is required");
     add(responses, with(&base, json!({"reasoning": "high"})), "reasoning: must be an object");
-    add(responses, with(&base, json!({"reasoning": {"effort": "max"}})), "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh (got \"max\")");
+    add(responses, with(&base, json!({"reasoning": {"effort": true}})), "reasoning.effort: must be a string, e.g. one of none, minimal, low, medium, high, xhigh, max (got true)");
 
     // POST /v1/embeddings
     let embeddings = Via::Json(&ops::EMBEDDINGS, &[]);
@@ -176,10 +177,15 @@ fn cases() -> Vec<Case> {
     add(edit, with(&base, json!({"image": null})), "image: is required unless images is given");
     add(edit, with(&base, json!({"image": {"url": "u"}})), "image: must be a string");
     add(edit, with(&base, json!({"image": null, "images": {"image_url": "u"}})), "images: must be an array");
+    add(edit, with(&base, json!({"image": null, "images": []})), "images: must have at least 1 item(s) (got 0)");
     add(edit, with(&base, json!({"image": null, "images": ["u"]})), "images[0]: must be an object");
+    add(edit, with(&base, json!({"image": null, "images": [{"url": "u"}]})), "images[0].image_url: is required unless file_id is given");
+    add(edit, with(&base, json!({"image": null, "images": [{"image_url": {"url": "u"}}]})), "images[0].image_url: must be a string");
+    add(edit, with(&base, json!({"image": null, "images": [{"file_id": 7}]})), "images[0].file_id: must be a string");
     add(edit, with(&base, json!({"mask": 5})), "mask: must be a string or an object");
     add(edit, with(&base, json!({"n": 0})), "n: must be >= 1 (got 0)");
-    add(edit, with(&base, json!({"size": "big"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"big\")");
+    // A keyword gw does not know ("big") is sent (issue 39); a digit starts a <width>x<height>.
+    add(edit, with(&base, json!({"size": "1024x"})), "size: must be <width>x<height> or auto, e.g. 1024x1024 (got \"1024x\")");
 
     // POST /v1/images/edits, multipart form
     let base = json!({"model": "m", "prompt": "p"});
@@ -231,7 +237,7 @@ fn cases() -> Vec<Case> {
     add(h, with(&base, json!({"prompt": null})), "prompt: is required");
     add(h, with(&base, json!({"prompt": 5})), "prompt: must be a string");
     add(h, with(&base, json!({"duration": 0})), "duration: must be >= 1 (got 0)");
-    add(h, with(&base, json!({"aspect_ratio": "4:3"})), "aspect_ratio: must be one of 16:9, 9:16, 1:1 (got \"4:3\")");
+    add(h, with(&base, json!({"aspect_ratio": 4})), "aspect_ratio: must be a string, e.g. one of 16:9, 9:16, 1:1 (got 4)");
 
     // Vendor M
     let m = Via::Json(&ops::VENDOR_M_IMAGINE, &[]);
@@ -251,7 +257,7 @@ fn cases() -> Vec<Case> {
     add(describe, json!({"image": ["u"]}), "image: must be a string");
     let i_generate = Via::Json(&ops::VENDOR_I_GENERATE, &[]);
     add(i_generate, json!({"aspect_ratio": "1:1"}), "prompt: is required");
-    add(i_generate, json!({"prompt": "p", "aspect_ratio": "21:9"}), "aspect_ratio: must be one of 1:1, 16:9, 9:16, 4:3, 3:4 (got \"21:9\")");
+    add(i_generate, json!({"prompt": "p", "aspect_ratio": 1.5}), "aspect_ratio: must be a string, e.g. one of 1:1, 16:9, 9:16, 4:3, 3:4 (got 1.5)");
     add(Via::Json(&ops::VENDOR_I_TEXT_TO_IMAGE, &[]), json!({}), "prompt: is required");
 
     // Vendor F
@@ -342,6 +348,7 @@ fn rule_words(check: Check) -> String {
         Check::MinItems(n) => format!("must have at least {n} item"),
         Check::MaxItems(n) => format!("must have at most {n} items"),
         Check::OneOf(allowed) => format!("must be one of {}", allowed.join(", ")),
+        Check::Known(known) => format!("must be a string, e.g. one of {}", known.join(", ")),
         Check::Size => "must be <width>x<height>".into(),
         Check::SizeOrAuto => "must be <width>x<height> or auto".into(),
         Check::RequiredUnless(other) => format!("is required unless {other} is given"),
@@ -571,7 +578,7 @@ fn values_openai_defines_are_sent() {
             json!({"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}]}),
         ),
     ];
-    for effort in ["none", "minimal", "xhigh"] {
+    for effort in ["none", "minimal", "xhigh", "max"] {
         accepted.push((c, with(&chat, json!({"reasoning_effort": effort}))));
         accepted.push((
             Via::Json(&ops::RESPONSES, &[]),

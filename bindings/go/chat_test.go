@@ -291,3 +291,59 @@ func jsonRound(t *testing.T, v any) any {
 	json.Unmarshal(b, &out)
 	return out
 }
+
+// Issue 39: the reasoning effort is a string the upstream extends (OpenAI added "max" in
+// 2026-07), so a value gw does not know is sent, on chat and Responses, plain and
+// streamed; a number in its place is still refused by gw's rules (checked via ChatRaw).
+func TestReasoningEffortMaxReachesTheGateway(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	req := chatReq("think")
+	req.ReasoningEffort = "max"
+	if _, err := c.Chat(bg(), req); err != nil {
+		t.Fatal(err)
+	}
+	if s := string(lastRequest(t).JSON); !strings.Contains(s, `"reasoning_effort":"max"`) {
+		t.Fatalf("sent %s", s)
+	}
+	st, err := c.ChatStream(bg(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, err := range st.Text() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := string(lastRequest(t).JSON); !strings.Contains(s, `"reasoning_effort":"max"`) || !strings.Contains(s, `"stream":true`) {
+		t.Fatalf("sent %s", s)
+	}
+	res, err := c.Responses(bg(), ResponsesRequest{Model: "m", Input: TextInput("hi"), Reasoning: &Reasoning{Effort: "max"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(lastRequest(t).JSON); !strings.Contains(s, `"reasoning":{"effort":"max"}`) {
+		t.Fatalf("sent %s", s)
+	}
+	if !strings.Contains(string(res.Raw), `"effort":"max"`) {
+		t.Fatalf("answer %s", res.Raw)
+	}
+	// An effort gw has never heard of is sent too: this gateway refuses it (400), not gw.
+	req.ReasoningEffort = "ultra"
+	_, err = c.Chat(bg(), req)
+	if e := asError(t, err); e.Status != 400 || e.Meta == nil {
+		t.Fatalf("error %+v", e)
+	}
+	if n := len(requests(t)); n != 4 {
+		t.Fatalf("%d requests sent, want 4", n)
+	}
+	// The type is still checked: a number is refused before sending.
+	_, err = c.ChatRaw(bg(), json.RawMessage(`{"model":"m","messages":[{"role":"user","content":"x"}],"reasoning_effort":5}`))
+	if e := asError(t, err); e.Status != StatusInvalidArgument || e.Param != "reasoning_effort" {
+		t.Fatalf("error %+v", e)
+	}
+	if n := len(requests(t)); n != 4 {
+		t.Fatalf("%d requests sent, want 4", n)
+	}
+}

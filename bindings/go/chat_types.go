@@ -16,7 +16,7 @@ type ChatRequest struct {
 	Stop             []string  `json:"stop,omitempty"`
 	FrequencyPenalty *float64  `json:"frequency_penalty,omitempty"`
 	PresencePenalty  *float64  `json:"presence_penalty,omitempty"`
-	ReasoningEffort  string    `json:"reasoning_effort,omitempty"` // low, medium, high
+	ReasoningEffort  string    `json:"reasoning_effort,omitempty"` // none, minimal, low, medium, high, xhigh, max; a newer one is sent too
 	Tools            []Tool    `json:"tools,omitempty"`
 	ToolChoice       any       `json:"tool_choice,omitempty"` // "auto", "none", or an object
 

@@ -13,7 +13,7 @@ type ImageRequest struct {
 	Model          string   `json:"model"`
 	Prompt         string   `json:"prompt"`
 	N              int      `json:"n,omitempty"`
-	Size           string   `json:"size,omitempty"`            // "<width>x<height>"
+	Size           string   `json:"size,omitempty"`            // "<width>x<height>" or "auto"
 	ResponseFormat string   `json:"response_format,omitempty"` // url or b64_json
 	Seed           *int64   `json:"seed,omitempty"`            // -1 to 2147483647
 	GuidanceScale  *float64 `json:"guidance_scale,omitempty"`  // 1 to 10

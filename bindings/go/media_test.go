@@ -77,7 +77,7 @@ func TestImageGenerateAndEdit(t *testing.T) {
 	if len(edit.Data) == 0 || edit.Data[0].URL == "" || edit.Data[0].RevisedPrompt == "" {
 		t.Fatalf("edit %s", edit.Raw)
 	}
-	_, err = c.ImageGenerate(bg(), ImageRequest{Model: "img", Prompt: "x", Size: "big"})
+	_, err = c.ImageGenerate(bg(), ImageRequest{Model: "img", Prompt: "x", Size: "1024x"})
 	if e := asError(t, err); e.Status != StatusInvalidArgument || e.Param != "size" {
 		t.Fatalf("error %+v", e)
 	}
@@ -145,3 +145,19 @@ func TestImageEditUpload(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+// Issue 39: a null member (an Extra entry set to nil) is "not given": the form leaves it
+// out instead of sending the text null, which the gateway refuses for an integer n.
+func TestImageEditUploadLeavesNullMembersOut(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	req := ImageEditRequest{Model: "edit", Prompt: "sepia", Extra: Extra{"n": nil, "background": nil}}
+	if _, err := c.ImageEditUpload(bg(), req, File{Data: []byte("\x89PNG")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range lastRequest(t).Multipart {
+		if p.Name == "n" || p.Name == "background" {
+			t.Fatalf("a null member was sent as a part: %+v", p)
+		}
+	}
+}

@@ -67,7 +67,8 @@ func (t ResponsesTool) MarshalJSON() ([]byte, error) {
 // WebSearchTool is {"type":"web_search_preview"}.
 func WebSearchTool() ResponsesTool { return ResponsesTool{Type: "web_search_preview"} }
 
-// Reasoning sets the effort: minimal, low, medium, high.
+// Reasoning sets the effort: none, minimal, low, medium, high, xhigh, max. The set is
+// open (the upstream adds efforts): gw sends a value it does not know and logs it at debug level.
 type Reasoning struct {
 	Effort string `json:"effort,omitempty"`
 }

@@ -30,11 +30,21 @@ pub struct Form<'a> {
 impl<'a> Form<'a> {
     /// Text parts from a JSON object: strings as they are, numbers and booleans
     /// in their JSON spelling, arrays and objects as JSON text.
+    ///
+    /// A null member means "not given", as in the JSON form, and a form has no
+    /// spelling for null: it is left out, never sent as the text `null` (which
+    /// an integer field such as `n` refuses). Nulls inside an array or object
+    /// are kept: that part is JSON text the receiver reads as JSON, where a
+    /// null item or member means what it means in the JSON form (dropping an
+    /// item would move the ones after it), so both forms say the same.
     pub fn from_fields(fields: &Value) -> Result<Form<'a>, Error> {
         let fields = fields
             .as_object()
             .ok_or_else(|| Error::invalid_param("request", "request: must be a JSON object"))?
-            .clone();
+            .iter()
+            .filter(|(_, value)| !value.is_null())
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
         Ok(Form {
             fields,
             files: Vec::new(),
@@ -274,6 +284,32 @@ mod tests {
         assert!(text.contains("name=\"n\"\r\n\r\n2\r\n"));
         assert!(text.contains("name=\"image\"; filename=\"in.png\"\r\nContent-Type: image/png\r\n\r\n\u{fffd}PNG\r\n\r\n"));
         assert!(text.ends_with(&format!("--{boundary}--\r\n")));
+    }
+
+    #[test]
+    fn a_null_member_is_left_out_and_nulls_inside_json_text_are_kept() {
+        let mut form = Form::from_fields(&json!({
+            "prompt": "p", "n": null, "image": null,
+            "tags": ["a", null], "meta": {"k": null},
+        }))
+        .unwrap();
+        // `image: null` is not given, so the file may take the name.
+        form.add_file(image(b"PNG")).unwrap();
+        let text = String::from_utf8(body_of(&form.encode())).unwrap();
+        assert!(!text.contains("name=\"n\""), "{text}");
+        assert!(!text.contains("\r\n\r\nnull\r\n"), "{text}");
+        assert!(
+            text.contains("name=\"tags\"\r\n\r\n[\"a\",null]\r\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("name=\"meta\"\r\n\r\n{\"k\":null}\r\n"),
+            "{text}"
+        );
+        assert_eq!(
+            form.fields_json(),
+            json!({"prompt": "p", "tags": ["a", null], "meta": {"k": null}, "image": "in.png"})
+        );
     }
 
     #[test]

@@ -5,12 +5,27 @@
 //! ranges, missing required fields, sizes over caps. An enum value outside the
 //! document's list is refused only when OpenAI's current API does not define it
 //! either, since real gateways pass those on (issue 9).
+//!
+//! Each string set is either open or closed (issue 39). An open set is one the
+//! upstream extends over time (`Known`): gw cannot know today what it will
+//! define tomorrow, so a string gw does not know is sent and noted at debug
+//! level (a number where the string belongs is still refused). A closed set
+//! (`OneOf`) is one the documents fix, where a value outside the list is a
+//! mistake, not news: it is refused before sending. Each set says which below.
+//! Sets gw does not check at all (voice, quality, style, background,
+//! output_format, verbosity, service_tier, ...) pass whatever is given.
 
 use crate::api::validate::{rule, Check::*, Rule};
 
-/// The document's efforts plus OpenAI's `none` and `xhigh`; chat takes `minimal` too.
-const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
-/// The document's roles plus OpenAI's `developer` and (deprecated) `function`.
+/// Open: the document's efforts plus OpenAI's `none`, `minimal` (chat) and
+/// `xhigh`. OpenAI's `ReasoningEffort` grows with its models (`minimal` in
+/// 2025, `none` and `xhigh` later, `max` in 2026-07), so a new effort is sent.
+const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh", "max"];
+/// Closed: the document's roles plus OpenAI's `developer` and (deprecated)
+/// `function`. A role is the discriminator of the message union: it picks the
+/// message's schema (`tool` needs `tool_call_id`), so a role neither document
+/// defines is a message no schema describes, and a new role only comes with a
+/// new message shape gw must learn anyway. The usual stranger is a typo.
 const ROLES_CHAT: &[&str] = &[
     "system",
     "user",
@@ -19,7 +34,10 @@ const ROLES_CHAT: &[&str] = &[
     "developer",
     "function",
 ];
-/// The document's part types plus OpenAI's `input_audio`, `file` and `refusal`.
+/// Closed: the document's part types plus OpenAI's `input_audio`, `file` and
+/// `refusal`. The type is the discriminator of the content-part union: it names
+/// the member that carries the part (the `RequiredWhen` rules below), so an
+/// unknown type is a part whose content gw cannot tell is there.
 const PART_TYPES: &[&str] = &[
     "text",
     "image_url",
@@ -102,7 +120,7 @@ pub const CHAT: &[Rule] = &[
     rule("stop[]", String),
     rule("frequency_penalty", Range(-2.0, 2.0)),
     rule("presence_penalty", Range(-2.0, 2.0)),
-    rule("reasoning_effort", OneOf(EFFORTS)),
+    rule("reasoning_effort", Known(EFFORTS)),
 ];
 
 pub const RESPONSES: &[Rule] = &[
@@ -114,7 +132,7 @@ pub const RESPONSES: &[Rule] = &[
     rule("tools", Array),
     rule("tools[].type", Required),
     rule("reasoning", Object),
-    rule("reasoning.effort", OneOf(EFFORTS)),
+    rule("reasoning.effort", Known(EFFORTS)),
 ];
 
 pub const EMBEDDINGS: &[Rule] = &[
@@ -122,6 +140,9 @@ pub const EMBEDDINGS: &[Rule] = &[
     rule("input", Required),
     rule("input", StringOrArray),
     rule("input", MaxTokensPerInput(8192)),
+    // Closed: it fixes the shape of each answer's `embedding` (an array of
+    // floats or a base64 string) that gw_embedding_decode and the bindings read;
+    // a format gw does not know is an answer gw cannot decode.
     rule("encoding_format", OneOf(&["float", "base64"])),
     rule("dimensions", IntRange(1, INT_MAX)),
 ];
@@ -130,7 +151,11 @@ pub const IMAGE_GENERATE: &[Rule] = &[
     rule("model", Required),
     rule("prompt", Required),
     rule("prompt", String),
+    // Closed: it names the member of `data[]` that holds each image (`url` or
+    // `b64_json`), the two members the image result has in both documents.
     rule("response_format", OneOf(&["url", "b64_json"])),
+    // Open: `<width>x<height>`, or a keyword: `auto` today; OpenAI's sizes grow
+    // with its image models, so a keyword gw does not know is sent.
     rule("size", SizeOrAuto),
     rule("seed", IntRange(-1, 2_147_483_647)),
     rule("guidance_scale", Range(1.0, 10.0)),
@@ -139,7 +164,8 @@ pub const IMAGE_GENERATE: &[Rule] = &[
 ];
 
 /// Both JSON forms: the document's `image` URL string, or OpenAI's
-/// `images: [{"image_url": ..} | {"file_id": ..}]` with `mask` an object.
+/// `images: [{"image_url": ..} | {"file_id": ..}]` (at least one, each naming
+/// its image) with `mask` an object. gw-mock takes the same.
 pub const IMAGE_EDIT: &[Rule] = &[
     rule("model", Required),
     rule("prompt", Required),
@@ -147,7 +173,11 @@ pub const IMAGE_EDIT: &[Rule] = &[
     rule("image", RequiredUnless("images")),
     rule("image", String),
     rule("images", Array),
+    rule("images", MinItems(1)),
     rule("images[]", Object),
+    rule("images[].image_url", RequiredUnless("file_id")),
+    rule("images[].image_url", String),
+    rule("images[].file_id", String),
     rule("mask", StringOrObject),
     rule("n", IntRange(1, INT_MAX)),
     rule("size", SizeOrAuto),
@@ -181,6 +211,8 @@ pub const VIDEO_CHARACTER: &[Rule] = &[
     rule("character_id", String),
 ];
 
+/// Remix `size` is a format the document fixes (`<width>x<height>`), not a
+/// list of values, and OpenAI defines no remix size: checked as it is.
 pub const VIDEO_REMIX: &[Rule] = &[
     rule("prompt", Required),
     rule("prompt", String),
@@ -208,7 +240,9 @@ pub const VENDOR_H_IMAGE_TO_VIDEO: &[Rule] = &[
     rule("prompt", Required),
     rule("prompt", String),
     rule("duration", IntRange(1, INT_MAX)),
-    rule("aspect_ratio", OneOf(&["16:9", "9:16", "1:1"])),
+    // Open: the ratios are the vendor's models' current ones; new models add
+    // ratios (21:9, 3:2, ...) and the gateway passes them on.
+    rule("aspect_ratio", Known(&["16:9", "9:16", "1:1"])),
 ];
 
 pub const VENDOR_M_IMAGINE: &[Rule] = &[
@@ -226,9 +260,10 @@ pub const VENDOR_I_DESCRIBE: &[Rule] = &[rule("image", Required), rule("image", 
 
 pub const VENDOR_I_GENERATE: &[Rule] = &[
     rule("prompt", Required),
+    // Open, as vendor H's.
     rule(
         "aspect_ratio",
-        OneOf(&["1:1", "16:9", "9:16", "4:3", "3:4"]),
+        Known(&["1:1", "16:9", "9:16", "4:3", "3:4"]),
     ),
 ];
 
@@ -244,6 +279,8 @@ pub const VENDOR_F_EDIT: &[Rule] = &[
 pub const GENERATE_CONTENT: &[Rule] = &[
     rule("contents", Required),
     rule("contents", MinItems(1)),
+    // Closed: the native format's turns are the user's or the model's; a role
+    // says whose turn it is (a `system` turn belongs in `systemInstruction`).
     // `function` is not in the document's list but carries function results back
     // in the native format's function-calling round trip, so it is let through.
     rule("contents[].role", OneOf(&["user", "model", "function"])),

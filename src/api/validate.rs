@@ -7,6 +7,11 @@
 //!
 //! The rules read the body's borrowed tree (`raw_json.rs`): a big string value
 //! the rules never look at is never copied.
+//!
+//! A string set the upstream extends over time (`Check::Known`, and the image
+//! `size` keywords) passes a value gw does not know: the type is still checked,
+//! and a debug line through the logger (the `note` of `check_node_noting`) says
+//! the value is unknown to gw. A closed set (`Check::OneOf`) refuses it.
 
 use std::borrow::Cow;
 
@@ -41,10 +46,16 @@ pub enum Check {
     IntRange(i64, i64),
     MinItems(usize),
     MaxItems(usize),
+    /// A closed set: a value outside it is refused.
     OneOf(&'static [&'static str]),
+    /// An open set, one the upstream extends over time: a string outside the
+    /// list is sent, with a debug note that gw does not know it; a value that is
+    /// not a string is refused.
+    Known(&'static [&'static str]),
     /// `<width>x<height>`, both positive integers.
     Size,
-    /// `Size`, or OpenAI's `auto` (images).
+    /// An image size: `<width>x<height>` (a value that starts with a digit must
+    /// be that), or a keyword: `auto`, or one the upstream adds later (sent, noted).
     SizeOrAuto,
     /// A `data:` URI is mp4/mov and at most this many decoded bytes; URLs pass.
     VideoDataUri {
@@ -74,11 +85,20 @@ pub const fn rule(field: &'static str, check: Check) -> Rule {
     Rule { field, check }
 }
 
+/// Where a check tells of a value it let through without knowing it: one line,
+/// built only when the logger wants debug lines. The client logs it (redacted).
+pub(crate) type Note<'n> = &'n mut dyn FnMut(&str);
+
 /// Checks `body` against `rules`; the first broken rule is the error.
 pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
+    check_noting(rules, body, &mut |_| {})
+}
+
+/// `check`, telling `note` of the values of open sets gw does not know.
+pub(crate) fn check_noting(rules: &[Rule], body: &Value, note: Note<'_>) -> Result<(), Error> {
     let text = body.to_string();
     match JsonText::parse(&text) {
-        Ok(parsed) => check_node(rules, parsed.root()),
+        Ok(parsed) => check_node_except(rules, parsed.root(), "", note),
         Err(Unscanned::Invalid(e)) => Err(Error::Internal(format!("body: {e}"))),
         Err(Unscanned::Valid(_)) => Err(Error::Internal("body: not scannable".into())),
     }
@@ -86,12 +106,26 @@ pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
 
 /// `check` on a body's borrowed tree.
 pub(crate) fn check_node(rules: &[Rule], body: &Node<'_>) -> Result<(), Error> {
-    check_node_except(rules, body, "")
+    check_node_except(rules, body, "", &mut |_| {})
 }
 
-/// `check_node` without the rules on the top-level member `set` (one gw sets
-/// itself, e.g. a stream's `"stream": true`, so the caller's value is not sent).
-pub(crate) fn check_node_except(rules: &[Rule], body: &Node<'_>, set: &str) -> Result<(), Error> {
+/// `check_node`, telling `note` of the values of open sets gw does not know.
+pub(crate) fn check_node_noting(
+    rules: &[Rule],
+    body: &Node<'_>,
+    note: Note<'_>,
+) -> Result<(), Error> {
+    check_node_except(rules, body, "", note)
+}
+
+/// `check_node_noting` without the rules on the top-level member `set` (one gw
+/// sets itself, e.g. a stream's `"stream": true`, so the caller's value is not sent).
+pub(crate) fn check_node_except(
+    rules: &[Rule],
+    body: &Node<'_>,
+    set: &str,
+    note: Note<'_>,
+) -> Result<(), Error> {
     let mut trail = Vec::new();
     let mut empty_container: Option<&str> = None;
     for r in rules {
@@ -130,8 +164,10 @@ pub(crate) fn check_node_except(rules: &[Rule], body: &Node<'_>, set: &str) -> R
         walk(body, r.field, &mut trail, &mut |trail, value, holder| {
             visits += 1;
             if failure.is_none() {
-                if let Err(why) = apply(r.check, value, holder) {
-                    failure = Some((render(trail), why));
+                match apply(r.check, value, holder) {
+                    Ok(Seen::Known) => {}
+                    Ok(Seen::Unknown) => note_unknown(&mut *note, trail, value),
+                    Err(why) => failure = Some((render(trail), why)),
                 }
             }
         });
@@ -215,7 +251,34 @@ fn walk<'v, 'p, 'a>(
     trail.pop();
 }
 
-fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<(), String> {
+/// What a passing check saw: a value it knows, or one of an open set it does
+/// not (sent all the same, and noted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Known,
+    Unknown,
+}
+
+/// The debug line for a value of an open set that gw does not know. A long
+/// value is cut: the line says which field, not the whole text.
+fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
+    if !crate::log::enabled(crate::log::Level::Debug) {
+        return;
+    }
+    let Some(shown) = value.map(|v| v.to_value().to_string()) else {
+        return;
+    };
+    let shown = match shown.char_indices().nth(64) {
+        Some((cut, _)) => format!("{}...", &shown[..cut]),
+        None => shown,
+    };
+    note(&format!(
+        "gw: {}: {shown} is a value unknown to gw; sent as given (the upstream may define it)",
+        render(trail)
+    ));
+}
+
+fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<Seen, String> {
     let Some(v) = value else {
         return match check {
             Check::Required => Err("is required".into()),
@@ -227,11 +290,43 @@ fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<()
             Check::RequiredUnless(other) if holder.get(other).is_none_or(Node::is_null) => {
                 Err(format!("is required unless {other} is given"))
             }
-            _ => Ok(()),
+            _ => Ok(Seen::Known),
         };
     };
     match check {
-        Check::Required | Check::RequiredWhen { .. } | Check::RequiredUnless(_) => Ok(()),
+        Check::Known(known) => match v.as_str() {
+            Some(s) if known.contains(&&*s) => Ok(Seen::Known),
+            Some(_) => Ok(Seen::Unknown),
+            None => Err(format!(
+                "must be a string, e.g. one of {} (got {})",
+                known.join(", "),
+                v.to_value()
+            )),
+        },
+        Check::SizeOrAuto => match v.as_str() {
+            Some(s) if s == "auto" || parse_size(&s).is_some() => Ok(Seen::Known),
+            // A keyword gw does not know (OpenAI's sizes have grown: `auto` came
+            // with its newer models); a digit starts a `<width>x<height>`.
+            Some(s) if !s.starts_with(|c: char| c.is_ascii_digit()) && !s.is_empty() => {
+                Ok(Seen::Unknown)
+            }
+            _ => Err(format!(
+                "must be <width>x<height> or auto, e.g. 1024x1024 (got {})",
+                v.to_value()
+            )),
+        },
+        _ => apply_closed(check, v).map(|()| Seen::Known),
+    }
+}
+
+/// The checks that know every value they pass.
+fn apply_closed(check: Check, v: &Node<'_>) -> Result<(), String> {
+    match check {
+        Check::Required
+        | Check::RequiredWhen { .. }
+        | Check::RequiredUnless(_)
+        | Check::Known(_)
+        | Check::SizeOrAuto => Ok(()),
         Check::String => expect(v.is_string(), "must be a string"),
         Check::Bool => expect(v.as_bool().is_some(), "must be a boolean"),
         Check::Array => expect(v.is_array(), "must be an array"),
@@ -275,13 +370,6 @@ fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<()
             Some(_) => Ok(()),
             None => Err(format!(
                 "must be <width>x<height>, e.g. 1024x1024 (got {})",
-                v.to_value()
-            )),
-        },
-        Check::SizeOrAuto => match v.as_str() {
-            Some(s) if s == "auto" || parse_size(&s).is_some() => Ok(()),
-            _ => Err(format!(
-                "must be <width>x<height> or auto, e.g. 1024x1024 (got {})",
                 v.to_value()
             )),
         },

@@ -98,7 +98,12 @@ impl<'b> EventStream<'b> {
             // (`into_owned`): it may be sent again (a retry before the first event)
             // after the caller's text is gone.
             if client.options().validate {
-                crate::api::validate::check_node_except(op.rules, body.root(), "stream")?;
+                crate::api::validate::check_node_except(
+                    op.rules,
+                    body.root(),
+                    "stream",
+                    &mut |line| client.log(crate::log::Level::Debug, line),
+                )?;
             }
             let bytes = body
                 .with_member("stream", "true")

@@ -13,6 +13,7 @@ use crate::api::validate;
 use crate::client::call::{Call, Outgoing, Payload};
 use crate::client::Client;
 use crate::error::Error;
+use crate::log::Level;
 
 impl Client {
     /// Calls a JSON operation: checks the body, sends it (retrying as the policy
@@ -82,7 +83,9 @@ impl Client {
                 )));
             }
             if self.options.validate {
-                validate::check(op.rules, &form.fields_json())?;
+                validate::check_noting(op.rules, &form.fields_json(), &mut |line| {
+                    self.log(Level::Debug, line)
+                })?;
             }
             let encoded = form.encode();
             let out = Outgoing {
@@ -150,7 +153,9 @@ impl Client {
             }
             if let (Some(op), Some(b)) = (row, body) {
                 if self.options.validate {
-                    validate::check_node(op.rules, b.root())?;
+                    validate::check_node_noting(op.rules, b.root(), &mut |line| {
+                        self.log(Level::Debug, line)
+                    })?;
                 }
             }
             let pieces = body.map(|b| [b.text().as_bytes()]);
@@ -197,7 +202,9 @@ impl Client {
                     ));
                 }
                 if self.options.validate {
-                    validate::check_node(op.rules, b.root())?;
+                    validate::check_node_noting(op.rules, b.root(), &mut |line| {
+                        self.log(Level::Debug, line)
+                    })?;
                 }
                 Ok(Some(b.text().as_bytes()))
             }

@@ -57,9 +57,41 @@ static const struct {
     {"{\"model\": \"m\", \"top_p\": 1.5, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "top_p"},
     {"{\"model\": \"m\", \"stop\": [\"a\", \"b\", \"c\", \"d\", \"e\"], \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "stop"},
     {"{\"model\": \"m\", \"presence_penalty\": -2.5, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "presence_penalty"},
-    {"{\"model\": \"m\", \"reasoning_effort\": \"extreme\", \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "reasoning_effort"},
+    /* An open set (issue 39): an effort gw does not know is sent, a number is refused. */
+    {"{\"model\": \"m\", \"reasoning_effort\": 5, \"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}", "reasoning_effort"},
     {"{\"model\": \"m\", \"messages\": [{\"role\": \"robot\", \"content\": \"x\"}]}", "messages[0].role"},
 };
+
+/* Issue 39: the reasoning effort is a set the upstream extends: OpenAI's "max" (2026-07)
+ * reaches the gateway, plain and streamed, and so does an effort gw has never heard of
+ * (this gateway refuses that one itself: 400, not GW_INVALID_ARGUMENT). */
+static void open_reasoning_efforts_reach_the_gateway(void)
+{
+    gw_client *c = test_client(NULL);
+    mock_reset();
+    char *out = NULL;
+    const char *max = "{\"model\": \"m\", \"reasoning_effort\": \"max\", "
+                      "\"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}";
+    CHECK_STATUS(gw_chat(c, max, &out), GW_OK);
+    gw_free(out);
+    CHECK_STATUS(gw_chat_stream(c, max, NULL, NULL, NULL), GW_OK);
+    CHECK_STATUS(gw_responses(c, "{\"model\": \"m\", \"input\": \"x\", \"reasoning\": {\"effort\": \"max\"}}", &out),
+                 GW_OK);
+    CHECK_STR_CONTAINS(out, "\"effort\":\"max\"");
+    gw_free(out);
+    CHECK_STATUS(gw_chat(c,
+                         "{\"model\": \"m\", \"reasoning_effort\": \"ultra\", "
+                         "\"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}",
+                         &out),
+                 GW_BAD_REQUEST);
+    gw_free(out);
+    char *requests = mock_requests();
+    CHECK_EQ_INT(count_substr(requests, "\"reasoning_effort\":\"max\""), 2);
+    CHECK_EQ_INT(count_substr(requests, "\"reasoning\":{\"effort\":\"max\"}"), 1);
+    CHECK_EQ_INT(count_substr(requests, "\"reasoning_effort\":\"ultra\""), 1);
+    gw_free(requests);
+    gw_client_free(c);
+}
 
 static void broken_limits_are_refused_before_sending(void)
 {
@@ -186,6 +218,7 @@ void run_chat_tests(void)
     RUN(chat_answers_with_a_completion);
     RUN(chat_with_stream_true_is_refused);
     RUN(broken_limits_are_refused_before_sending);
+    RUN(open_reasoning_efforts_reach_the_gateway);
     RUN(validate_false_lets_the_server_judge);
     RUN(request_json_is_read_within_its_bytes);
     RUN(a_big_body_arrives_as_written);

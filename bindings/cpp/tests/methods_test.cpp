@@ -299,3 +299,37 @@ TEST_F(Methods, TryFormsReturnTheSameAnswers)
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().param().value_or(""), "messages");
 }
+
+// Issue 39: the reasoning effort is a string the upstream extends (OpenAI's "max",
+// 2026-07); the binding has no typed enum for it, and gw sends a value it does not know.
+// A number in its place is still refused before sending.
+TEST_F(Methods, ReasoningEffortMaxReachesTheGateway)
+{
+    c.chat(R"({"model": "m", "messages": [{"role": "user", "content": "hi"}], "reasoning_effort": "max"})");
+    EXPECT_TRUE(has(support::mock_requests(), R"("reasoning_effort":"max")")) << support::mock_requests();
+    const std::string out = c.responses(R"({"model": "m", "input": "hi", "reasoning": {"effort": "max"}})");
+    EXPECT_EQ(gw::json_text::string_at(out, {"reasoning", "effort"}).value_or(""), "max") << out;
+    EXPECT_EQ(support::mock_request_count(), 2);
+    const auto unknown =
+        c.try_chat(R"({"model": "m", "messages": [{"role": "user", "content": "hi"}], "reasoning_effort": "ultra"})");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().status(), 400);  // this gateway's answer, not gw's refusal
+    EXPECT_EQ(support::mock_request_count(), 3);
+    const auto number =
+        c.try_chat(R"({"model": "m", "messages": [{"role": "user", "content": "hi"}], "reasoning_effort": 5})");
+    ASSERT_FALSE(number.ok());
+    EXPECT_EQ(number.error().status(), GW_INVALID_ARGUMENT);
+    EXPECT_EQ(support::mock_request_count(), 3);
+}
+
+// Issue 39: a null member is "not given": the form leaves it out instead of sending the
+// text null, which the gateway refuses for an integer n.
+TEST_F(Methods, ImageEditUploadLeavesNullMembersOut)
+{
+    const std::string out = c.image_edit_upload(R"({"model": "img", "prompt": "sky", "n": null, "background": null})",
+                                                gw::File(std::string("\x89PNG", 4)));
+    EXPECT_TRUE(has(out, "Edited: sky")) << out;
+    EXPECT_EQ(part("n"), "");
+    EXPECT_EQ(part("background"), "");
+    EXPECT_NE(part("image"), "");
+}

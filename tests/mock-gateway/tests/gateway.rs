@@ -78,8 +78,8 @@ fn broken_limits_are_400_naming_the_field() {
         ),
         (
             "/v1/responses",
-            json!({"model": "m", "input": "x", "reasoning": {"effort": "max"}}),
-            "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh",
+            json!({"model": "m", "input": "x", "reasoning": {"effort": "ultra"}}),
+            "reasoning.effort: must be one of none, minimal, low, medium, high, xhigh, max",
         ),
         (
             "/v1/images/generations",

@@ -26,8 +26,8 @@ const ROLES: &[&str] = &[
     "developer",
     "function",
 ];
-/// The document's efforts plus the ones OpenAI's API defines.
-pub const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh"];
+/// The document's efforts plus the ones OpenAI's API defines (`max` since 2026-07).
+pub const EFFORTS: &[&str] = &["none", "minimal", "low", "medium", "high", "xhigh", "max"];
 /// 50 MB, the documented cap on a `video_url` data URI's video.
 const VIDEO_MAX: usize = 50 * 1024 * 1024;
 

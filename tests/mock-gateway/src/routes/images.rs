@@ -81,24 +81,38 @@ pub async fn edit(State(shared): State<Arc<Shared>>, Extension(ctx): Extension<C
 }
 
 /// The JSON edit's image: the document's `image` URL string, or OpenAI's
-/// `images: [{"image_url": ..} | {"file_id": ..}]` (its `mask` then an object too).
+/// `images: [{"image_url": ..} | {"file_id": ..}]` (at least one; its `mask` then an object
+/// too). gw's own checks (its `IMAGE_EDIT` rules) take the same.
 fn check_json_images(body: &Map<String, Value>) -> Result<(), ApiError> {
-    let image = body.get("image").filter(|i| !i.is_null());
-    match (image, v::opt_array(body, "images")?) {
-        (Some(Value::String(s)), _) if !s.trim().is_empty() => {}
-        (Some(_), _) => return Err(ApiError::invalid("image: must be a URL string")),
-        (None, Some(items)) if !items.is_empty() => {
-            for (i, item) in items.iter().enumerate() {
-                let url = item.get("image_url").and_then(Value::as_str);
-                let file = item.get("file_id").and_then(Value::as_str);
-                if url.or(file).is_none() {
+    let images = v::opt_array(body, "images")?;
+    if let Some(items) = images {
+        if items.is_empty() {
+            return Err(ApiError::invalid("images: must have at least 1 item"));
+        }
+        for (i, item) in items.iter().enumerate() {
+            let Some(item) = item.as_object() else {
+                return Err(ApiError::invalid(format!("images[{i}]: must be an object")));
+            };
+            let named = |k: &str| item.get(k).filter(|x| !x.is_null());
+            for k in ["image_url", "file_id"] {
+                if named(k).is_some_and(|x| !x.is_string()) {
                     return Err(ApiError::invalid(format!(
-                        "images[{i}]: must hold image_url or file_id"
+                        "images[{i}].{k}: must be a string"
                     )));
                 }
             }
+            if named("image_url").or(named("file_id")).is_none() {
+                return Err(ApiError::invalid(format!(
+                    "images[{i}]: must hold image_url or file_id"
+                )));
+            }
         }
-        _ => return Err(ApiError::invalid("image: is required")),
+    }
+    match body.get("image").filter(|i| !i.is_null()) {
+        Some(Value::String(s)) if !s.trim().is_empty() => {}
+        Some(_) => return Err(ApiError::invalid("image: must be a URL string")),
+        None if images.is_some() => {}
+        None => return Err(ApiError::invalid("image: is required")),
     }
     match body.get("mask") {
         None | Some(Value::Null) | Some(Value::String(_)) | Some(Value::Object(_)) => Ok(()),
