@@ -233,21 +233,40 @@ public enum ResponseEventType: GwStringEnum {
     case outputTextDelta, outputTextDone, completed, incomplete, failed, error
     case unknown(String)
 
-    static let names: [(ResponseEventType, String)] = [
-        (.created, "response.created"), (.inProgress, "response.in_progress"),
-        (.outputItemAdded, "response.output_item.added"), (.outputItemDone, "response.output_item.done"),
-        (.contentPartAdded, "response.content_part.added"), (.contentPartDone, "response.content_part.done"),
-        (.outputTextDelta, "response.output_text.delta"), (.outputTextDone, "response.output_text.done"),
-        (.completed, "response.completed"), (.incomplete, "response.incomplete"), (.failed, "response.failed"),
-        (.error, "error"),
-    ]
-
     public init(rawValue: String) {
-        self = Self.names.first { $0.1 == rawValue }?.0 ?? .unknown(rawValue)
+        switch rawValue {
+        case "response.created": self = .created
+        case "response.in_progress": self = .inProgress
+        case "response.output_item.added": self = .outputItemAdded
+        case "response.output_item.done": self = .outputItemDone
+        case "response.content_part.added": self = .contentPartAdded
+        case "response.content_part.done": self = .contentPartDone
+        case "response.output_text.delta": self = .outputTextDelta
+        case "response.output_text.done": self = .outputTextDone
+        case "response.completed": self = .completed
+        case "response.incomplete": self = .incomplete
+        case "response.failed": self = .failed
+        case "error": self = .error
+        default: self = .unknown(rawValue)
+        }
     }
+    // A switch, not a lookup by `==`: for a RawRepresentable type `==` may compare rawValues.
     public var rawValue: String {
-        if case .unknown(let s) = self { return s }
-        return Self.names.first { $0.0 == self }!.1
+        switch self {
+        case .created: return "response.created"
+        case .inProgress: return "response.in_progress"
+        case .outputItemAdded: return "response.output_item.added"
+        case .outputItemDone: return "response.output_item.done"
+        case .contentPartAdded: return "response.content_part.added"
+        case .contentPartDone: return "response.content_part.done"
+        case .outputTextDelta: return "response.output_text.delta"
+        case .outputTextDone: return "response.output_text.done"
+        case .completed: return "response.completed"
+        case .incomplete: return "response.incomplete"
+        case .failed: return "response.failed"
+        case .error: return "error"
+        case .unknown(let s): return s
+        }
     }
 }
 
