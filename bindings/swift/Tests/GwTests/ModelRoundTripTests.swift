@@ -124,6 +124,23 @@ extension GwTests {
             ),
             (VideoTask.self, ["task_id": "t", "status": "processing", "progress": 10, "x": ["y": 1]]),
             (
+                ResponseStreamEvent.self,
+                [
+                    "type": "response.output_text.delta", "delta": "hi", "item_id": "m1", "output_index": 0,
+                    "content_index": 0, "sequence_number": 3, "logprobs": [], "x": 1,
+                ]
+            ),
+            (
+                ResponseStreamEvent.self,
+                [
+                    "type": "response.output_item.done", "output_index": 1,
+                    "item": [
+                        "type": "message", "id": "m1", "role": "assistant", "x_item": 1,
+                        "content": [["type": "output_text", "text": "hi", "annotations": [], "x_part": 2]],
+                    ],
+                ]
+            ),
+            (
                 GenerateContentResponse.self,
                 [
                     "modelVersion": "v", "usageMetadata": ["promptTokenCount": 1],
@@ -167,7 +184,7 @@ extension GwTests {
         }
 
         /// Every answer the corpus gets from the mock (its successful cases, shapes and
-        /// faults included), and every chat chunk of its streams.
+        /// faults included), and every chat chunk and Responses event of its streams.
         @Test func corpusAnswersKeepEveryMember() async throws {
             var checked = 0
             for c in try Corpus.cases() where c.spec["expect"]?["status"] == 0 && c.spec["cancel"] == nil {
@@ -181,6 +198,9 @@ extension GwTests {
                 }
                 for e in seen.events where verb == "chatStream" {
                     lost += try roundTrip(ChatCompletionChunk.self, JSONValue(data: e.data))
+                }
+                for e in seen.events where verb == "responsesStream" {
+                    lost += try roundTrip(ResponseStreamEvent.self, JSONValue(data: e.data))
                 }
                 #expect(lost.isEmpty, "\(c.name): \(lost.joined(separator: "\n"))")
             }
