@@ -124,6 +124,25 @@ extension GwTests {
             ),
             (VideoTask.self, ["task_id": "t", "status": "processing", "progress": 10, "x": ["y": 1]]),
             (
+                ChatCompletion.self,
+                [
+                    "choices": [
+                        [
+                            "index": 0,
+                            "message": [
+                                "role": "assistant",
+                                "content": [
+                                    ["type": "text", "text": "a", "annotations": [["type": "url_citation"]]],
+                                    ["type": "image_url", "image_url": ["url": "https://x/1.png", "detail": "low", "x": 1]],
+                                    ["type": "video_url", "video_url": ["url": "https://x/1.mp4", "fps": 1]],
+                                    ["type": "audio", "audio": ["id": "a1"]],
+                                ],
+                            ],
+                        ]
+                    ]
+                ]
+            ),
+            (
                 ResponseStreamEvent.self,
                 [
                     "type": "response.output_text.delta", "delta": "hi", "item_id": "m1", "output_index": 0,
@@ -160,6 +179,17 @@ extension GwTests {
                 ]
             ),
         ] }
+
+        /// A part whose case cannot hold all its members stays whole; its text still reads.
+        @Test func partsWithUnknownMembersStayWhole() throws {
+            let parts = try JSONValue(json: #"[{"type":"text","text":"a","annotations":[]},{"type":"text","text":"b"},{"type":"video_url","video_url":{"url":"u","fps":1}}]"#)
+                .decode([ContentPart].self)
+            #expect(parts[1] == .text("b") && parts[2] == .videoURL("u", fps: 1))
+            guard case .other = parts[0] else { Issue.record("a text part with annotations became \(parts[0])"); return }
+            #expect(MessageContent.parts(parts).text == "ab")
+            let native = try JSONValue(json: #"[{"text":"a","thought":true},{"text":"b"}]"#).decode([NativePart].self)
+            #expect(native[1] == .text("b") && native.compactMap(\.text) == ["a", "b"])
+        }
 
         @Test func handWrittenAnswersKeepEveryMember() throws {
             for (type, json) in Self.handWritten {

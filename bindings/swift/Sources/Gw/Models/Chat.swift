@@ -265,7 +265,7 @@ public enum MessageContent: Codable, Sendable, Hashable {
         switch self {
         case .text(let s): return s
         case .parts(let p):
-            let texts = p.compactMap { part -> String? in if case .text(let t) = part { return t }; return nil }
+            let texts = p.compactMap(\.text)
             return texts.isEmpty ? nil : texts.joined()
         }
     }
@@ -291,8 +291,18 @@ public enum ContentPart: Codable, Sendable, Hashable {
     case imageURL(String, detail: String? = nil)
     /// A video URL or base64 `data:` URI (mp4/mov, at most 50 MB); `fps` 0.2 to 5.
     case videoURL(String, fps: Double? = nil)
-    /// Any other part, as is.
+    /// Any other part, and a part of a named type with members its case does not hold (a
+    /// text part's `annotations`, ...): kept whole, so it encodes back as it came.
     case other(JSONValue)
+
+    /// The text of a text part (an `.other` one too).
+    public var text: String? {
+        switch self {
+        case .text(let t): return t
+        case .other(let v) where v["type"] == "text": return v["text"]?.stringValue
+        default: return nil
+        }
+    }
 
     public init(from decoder: any Decoder) throws {
         let v = try JSONValue(from: decoder)
@@ -306,24 +316,27 @@ public enum ContentPart: Codable, Sendable, Hashable {
         default:
             self = .other(v)
         }
+        // A typed case only when it encodes back to the same JSON: nothing is dropped.
+        if case .other = self {} else if !self.json.sameValue(as: v) { self = .other(v) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        let v: JSONValue
+    /// The part as JSON, as it is sent.
+    var json: JSONValue {
         switch self {
-        case .text(let t): v = ["type": "text", "text": .string(t)]
+        case .text(let t): return ["type": "text", "text": .string(t)]
         case .imageURL(let url, let detail):
             var o: [String: JSONValue] = ["url": .string(url)]
             if let detail { o["detail"] = .string(detail) }
-            v = ["type": "image_url", "image_url": .object(o)]
+            return ["type": "image_url", "image_url": .object(o)]
         case .videoURL(let url, let fps):
             var o: [String: JSONValue] = ["url": .string(url)]
             if let fps { o["fps"] = .double(fps) }
-            v = ["type": "video_url", "video_url": .object(o)]
-        case .other(let o): v = o
+            return ["type": "video_url", "video_url": .object(o)]
+        case .other(let o): return o
         }
-        try v.encode(to: encoder)
     }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 }
 
 /// A tool the model may call.

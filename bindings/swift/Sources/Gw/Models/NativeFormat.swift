@@ -115,7 +115,7 @@ public enum NativePart: Codable, Sendable, Hashable {
         let v = try JSONValue(from: decoder)
         self = Self.parse(v)
         // A typed case only when it encodes back to the same JSON: nothing is dropped.
-        if case .other = self {} else if self.json != v { self = .other(v) }
+        if case .other = self {} else if !self.json.sameValue(as: v) { self = .other(v) }
     }
 
     private static func parse(_ v: JSONValue) -> NativePart {
