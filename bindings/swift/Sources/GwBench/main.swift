@@ -126,12 +126,13 @@ for (name, f, n) in rows {
 
 var cEvents = 0
 let cFig = await measure { for _ in 0..<streams { cEvents += cStream() } }
-func swiftStreams() async throws -> (Figure, Int) {
+// typed: each event's ChatCompletionChunk too (GwEvent.chunk, decoded on first use).
+func swiftStreams(typed: Bool = false) async throws -> (Figure, Int) {
     var n = 0
     let f = try await measure {
         for _ in 0..<streams {
             let s = client.chatStream(streamData)
-            for try await e in s { n += e.data.isEmpty ? 0 : 1 }
+            for try await e in s { n += (typed ? e.chunk == nil : e.data.isEmpty) ? 0 : 1 }
             _ = try await s.resultData()
         }
     }
@@ -139,11 +140,12 @@ func swiftStreams() async throws -> (Figure, Int) {
 }
 let (sFig, sEvents) = try await swiftStreams()
 let (dFig, dEvents) = try await Task.detached { try await swiftStreams() }.value
+let (tFig, tEvents) = try await swiftStreams(typed: true)
 print("gw-swift bench: \(streams) streams of ~\(words) events each")
 print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "      events   CPU/event  wall/event")
 for (name, f, n) in [
     ("C ABI: gw_stream_next loop", cFig, cEvents), ("Swift: for try await in chatStream", sFig, sEvents),
-    ("Swift: the same, detached task", dFig, dEvents),
+    ("Swift: the same, detached task", dFig, dEvents), ("Swift: the same + event.chunk", tFig, tEvents),
 ] {
     print(
         "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)

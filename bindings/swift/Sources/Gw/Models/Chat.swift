@@ -212,6 +212,50 @@ public struct ChatMessage: Codable, Sendable, Hashable {
     }
 }
 
+/// The `delta` of a streamed chat chunk: what the chunk adds to its choice's message. Unlike
+/// a ``ChatMessage`` every member is optional: ``role`` is set only in the chunk that carried
+/// one (the first), and a delta encodes back exactly the members it came with.
+public struct ChatDelta: Codable, Sendable, Hashable {
+    public var role: ChatRole?
+    public var content: MessageContent?
+    /// Tool call fragments: ``ToolCall/index`` tells the calls apart.
+    public var toolCalls: [ToolCall]?
+    public var reasoningContent: String?
+    public var refusal: String?
+    public var extra: [String: JSONValue]
+
+    public init(
+        role: ChatRole? = nil, content: MessageContent? = nil, toolCalls: [ToolCall]? = nil,
+        reasoningContent: String? = nil, refusal: String? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.role, self.content, self.toolCalls) = (role, content, toolCalls)
+        (self.reasoningContent, self.refusal, self.extra) = (reasoningContent, refusal, extra)
+    }
+
+    /// The text fragment (its text parts joined, for a multimodal one).
+    public var text: String? { content?.text }
+
+    public init(from decoder: any Decoder) throws {
+        var d = try ModelDecoder(decoder)
+        role = try d.opt("role")
+        content = try d.opt("content")
+        toolCalls = try d.opt("tool_calls")
+        reasoningContent = try d.opt("reasoning_content")
+        refusal = try d.opt("refusal")
+        extra = try d.extra()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var e = ModelEncoder(encoder)
+        try e.put("role", role)
+        try e.put("content", content)
+        try e.put("tool_calls", toolCalls)
+        try e.put("reasoning_content", reasoningContent)
+        try e.put("refusal", refusal)
+        try e.extra(extra)
+    }
+}
+
 /// A message's content: a plain string or an array of parts.
 public enum MessageContent: Codable, Sendable, Hashable {
     case text(String)
@@ -221,7 +265,7 @@ public enum MessageContent: Codable, Sendable, Hashable {
         switch self {
         case .text(let s): return s
         case .parts(let p):
-            let texts = p.compactMap { part -> String? in if case .text(let t) = part { return t }; return nil }
+            let texts = p.compactMap(\.text)
             return texts.isEmpty ? nil : texts.joined()
         }
     }
@@ -247,8 +291,18 @@ public enum ContentPart: Codable, Sendable, Hashable {
     case imageURL(String, detail: String? = nil)
     /// A video URL or base64 `data:` URI (mp4/mov, at most 50 MB); `fps` 0.2 to 5.
     case videoURL(String, fps: Double? = nil)
-    /// Any other part, as is.
+    /// Any other part, and a part of a named type with members its case does not hold (a
+    /// text part's `annotations`, ...): kept whole, so it encodes back as it came.
     case other(JSONValue)
+
+    /// The text of a text part (an `.other` one too).
+    public var text: String? {
+        switch self {
+        case .text(let t): return t
+        case .other(let v) where v["type"] == "text": return v["text"]?.stringValue
+        default: return nil
+        }
+    }
 
     public init(from decoder: any Decoder) throws {
         let v = try JSONValue(from: decoder)
@@ -262,24 +316,27 @@ public enum ContentPart: Codable, Sendable, Hashable {
         default:
             self = .other(v)
         }
+        // A typed case only when it encodes back to the same JSON: nothing is dropped.
+        if case .other = self {} else if !self.json.sameValue(as: v) { self = .other(v) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        let v: JSONValue
+    /// The part as JSON, as it is sent.
+    var json: JSONValue {
         switch self {
-        case .text(let t): v = ["type": "text", "text": .string(t)]
+        case .text(let t): return ["type": "text", "text": .string(t)]
         case .imageURL(let url, let detail):
             var o: [String: JSONValue] = ["url": .string(url)]
             if let detail { o["detail"] = .string(detail) }
-            v = ["type": "image_url", "image_url": .object(o)]
+            return ["type": "image_url", "image_url": .object(o)]
         case .videoURL(let url, let fps):
             var o: [String: JSONValue] = ["url": .string(url)]
             if let fps { o["fps"] = .double(fps) }
-            v = ["type": "video_url", "video_url": .object(o)]
-        case .other(let o): v = o
+            return ["type": "video_url", "video_url": .object(o)]
+        case .other(let o): return o
         }
-        try v.encode(to: encoder)
     }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 }
 
 /// A tool the model may call.
@@ -316,22 +373,63 @@ public struct ToolCall: Codable, Sendable, Hashable {
     public var function: FunctionCall
     /// Streamed deltas: the call's position (may be missing; gw's assembly copes).
     public var index: Int?
+    public var extra: [String: JSONValue]
 
-    public init(id: String?, type: String? = "function", function: FunctionCall, index: Int? = nil) {
+    public init(
+        id: String?, type: String? = "function", function: FunctionCall, index: Int? = nil,
+        extra: [String: JSONValue] = [:]
+    ) {
         self.id = id
         self.type = type
         self.function = function
         self.index = index
+        self.extra = extra
     }
 
     public struct FunctionCall: Codable, Sendable, Hashable {
         public var name: String?
         /// The arguments as JSON text (decode with `JSONValue(json:)`).
         public var arguments: String?
-        public init(name: String?, arguments: String?) {
+        public var extra: [String: JSONValue]
+
+        public init(name: String?, arguments: String?, extra: [String: JSONValue] = [:]) {
             self.name = name
             self.arguments = arguments
+            self.extra = extra
         }
+
+        public init(from decoder: any Decoder) throws {
+            var d = try ModelDecoder(decoder)
+            name = try d.opt("name")
+            arguments = try d.opt("arguments")
+            extra = try d.extra()
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var e = ModelEncoder(encoder)
+            try e.put("name", name)
+            try e.put("arguments", arguments)
+            try e.extra(extra)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var d = try ModelDecoder(decoder)
+        id = try d.opt("id")
+        type = try d.opt("type")
+        // A streamed delta may carry no `function` at all: an empty one then, written back
+        // only when it has something.
+        function = try d.opt("function") ?? FunctionCall(name: nil, arguments: nil)
+        index = try d.opt("index")
+        extra = try d.extra()
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var e = ModelEncoder(encoder)
+        try e.put("id", id)
+        try e.put("type", type)
+        let empty = function.name == nil && function.arguments == nil && function.extra.isEmpty
+        try e.put("function", empty ? nil : function)
+        try e.put("index", index)
+        try e.extra(extra)
     }
 }
 
@@ -348,14 +446,28 @@ public struct ChatCompletion: Codable, Sendable, Hashable {
     /// The first choice's text.
     public var text: String? { choices.first?.message?.text }
 
+    public init(
+        id: String? = nil, object: String? = "chat.completion", created: Int? = nil, model: String? = nil,
+        choices: [Choice], usage: ChatUsage? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.id, self.object, self.created, self.model) = (id, object, created, model)
+        (self.choices, self.usage, self.extra) = (choices, usage, extra)
+    }
+
     public struct Choice: Codable, Sendable, Hashable {
         public var index: Int
         public var message: ChatMessage?
-        public var finishReason: String?
+        public var finishReason: FinishReason?
         public var extra: [String: JSONValue]
 
+        public init(
+            index: Int = 0, message: ChatMessage?, finishReason: FinishReason? = nil, extra: [String: JSONValue] = [:]
+        ) {
+            (self.index, self.message, self.finishReason, self.extra) = (index, message, finishReason, extra)
+        }
+
         public init(from decoder: any Decoder) throws {
-            let c = try ChatChoiceCoding(decoder, "message")
+            let c = try ChatChoiceCoding<ChatMessage>(decoder, "message")
             (index, message, finishReason, extra) = (c.index, c.message, c.finishReason, c.extra)
         }
         public func encode(to encoder: any Encoder) throws {
@@ -380,22 +492,65 @@ public struct ChatUsage: Codable, Sendable, Hashable {
     public var promptTokens: Int?
     public var completionTokens: Int?
     public var totalTokens: Int?
+    /// `prompt_tokens_details`: e.g. `cached_tokens` (prompt caching).
+    public var promptTokensDetails: Details?
     public var completionTokensDetails: Details?
+    public var extra: [String: JSONValue]
 
+    public init(
+        promptTokens: Int? = nil, completionTokens: Int? = nil, totalTokens: Int? = nil,
+        promptTokensDetails: Details? = nil, completionTokensDetails: Details? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.promptTokens, self.completionTokens, self.totalTokens) = (promptTokens, completionTokens, totalTokens)
+        (self.promptTokensDetails, self.completionTokensDetails) = (promptTokensDetails, completionTokensDetails)
+        self.extra = extra
+    }
+
+    /// The break-down of a token count (`*_tokens_details`); other counts (`audio_tokens`,
+    /// `accepted_prediction_tokens`, ...) are in ``extra``.
     public struct Details: Codable, Sendable, Hashable {
         public var reasoningTokens: Int?
-        enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
+        public var cachedTokens: Int?
+        public var extra: [String: JSONValue]
+
+        public init(reasoningTokens: Int? = nil, cachedTokens: Int? = nil, extra: [String: JSONValue] = [:]) {
+            (self.reasoningTokens, self.cachedTokens, self.extra) = (reasoningTokens, cachedTokens, extra)
+        }
+        public init(from decoder: any Decoder) throws {
+            var d = try ModelDecoder(decoder)
+            reasoningTokens = try d.opt("reasoning_tokens")
+            cachedTokens = try d.opt("cached_tokens")
+            extra = try d.extra()
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var e = ModelEncoder(encoder)
+            try e.put("reasoning_tokens", reasoningTokens)
+            try e.put("cached_tokens", cachedTokens)
+            try e.extra(extra)
+        }
     }
-    enum CodingKeys: String, CodingKey {
-        case promptTokens = "prompt_tokens"
-        case completionTokens = "completion_tokens"
-        case totalTokens = "total_tokens"
-        case completionTokensDetails = "completion_tokens_details"
+
+    public init(from decoder: any Decoder) throws {
+        var d = try ModelDecoder(decoder)
+        promptTokens = try d.opt("prompt_tokens")
+        completionTokens = try d.opt("completion_tokens")
+        totalTokens = try d.opt("total_tokens")
+        promptTokensDetails = try d.opt("prompt_tokens_details")
+        completionTokensDetails = try d.opt("completion_tokens_details")
+        extra = try d.extra()
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var e = ModelEncoder(encoder)
+        try e.put("prompt_tokens", promptTokens)
+        try e.put("completion_tokens", completionTokens)
+        try e.put("total_tokens", totalTokens)
+        try e.put("prompt_tokens_details", promptTokensDetails)
+        try e.put("completion_tokens_details", completionTokensDetails)
+        try e.extra(extra)
     }
 }
 
-/// One streamed chat chunk (`chat.completion.chunk`): decode a ``GwEvent`` with
-/// `event.decode(ChatCompletionChunk.self)`.
+/// One streamed chat chunk (`chat.completion.chunk`): a chat stream's ``GwEvent/chunk``.
 public struct ChatCompletionChunk: Codable, Sendable, Hashable {
     public var id: String?
     public var object: String?
@@ -405,15 +560,33 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
     /// The usage chunk (`stream_options.include_usage`): no choices, only this.
     public var usage: ChatUsage?
     public var extra: [String: JSONValue]
+    /// The chunk came without `choices` (not even `[]`) and encodes back so.
+    var choicesAbsent = false
+
+    public init(
+        id: String? = nil, object: String? = "chat.completion.chunk", created: Int? = nil, model: String? = nil,
+        choices: [Choice], usage: ChatUsage? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.id, self.object, self.created, self.model) = (id, object, created, model)
+        (self.choices, self.usage, self.extra) = (choices, usage, extra)
+    }
 
     public struct Choice: Codable, Sendable, Hashable {
         public var index: Int
-        public var delta: ChatMessage?
-        public var finishReason: String?
+        /// What this chunk adds to the choice's message.
+        public var delta: ChatDelta?
+        /// nil until the choice's last chunk.
+        public var finishReason: FinishReason?
         public var extra: [String: JSONValue]
 
+        public init(
+            index: Int = 0, delta: ChatDelta?, finishReason: FinishReason? = nil, extra: [String: JSONValue] = [:]
+        ) {
+            (self.index, self.delta, self.finishReason, self.extra) = (index, delta, finishReason, extra)
+        }
+
         public init(from decoder: any Decoder) throws {
-            let c = try ChatChoiceCoding(decoder, "delta")
+            let c = try ChatChoiceCoding<ChatDelta>(decoder, "delta")
             (index, delta, finishReason, extra) = (c.index, c.message, c.finishReason, c.extra)
         }
         public func encode(to encoder: any Encoder) throws {
@@ -425,10 +598,12 @@ public struct ChatCompletionChunk: Codable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try ChatCompletionCoding<Choice>(decoder)
         (id, object, created, model, choices, usage, extra) = (c.id, c.object, c.created, c.model, c.choices, c.usage, c.extra)
+        choicesAbsent = c.choicesAbsent
     }
     public func encode(to encoder: any Encoder) throws {
         try ChatCompletionCoding(
-            id: id, object: object, created: created, model: model, choices: choices, usage: usage, extra: extra
+            id: id, object: object, created: created, model: model, choices: choices, usage: usage, extra: extra,
+            choicesAbsent: choicesAbsent && choices.isEmpty
         ).encode(to: encoder)
     }
 }
@@ -443,6 +618,7 @@ struct ChatCompletionCoding<Choice: Codable> {
     var choices: [Choice]
     var usage: ChatUsage?
     var extra: [String: JSONValue]
+    var choicesAbsent = false
 }
 
 extension ChatCompletionCoding {
@@ -452,7 +628,9 @@ extension ChatCompletionCoding {
         object = try d.opt("object")
         created = try d.opt("created")
         model = try d.opt("model")
-        choices = try d.opt("choices") ?? []
+        let listed: [Choice]? = try d.opt("choices")
+        choices = listed ?? []
+        choicesAbsent = listed == nil
         usage = try d.opt("usage")
         extra = try d.extra()
     }
@@ -463,18 +641,18 @@ extension ChatCompletionCoding {
         try e.put("object", object)
         try e.put("created", created)
         try e.put("model", model)
-        try e.put("choices", choices)
+        try e.put("choices", choicesAbsent ? nil : choices)
         try e.put("usage", usage)
         try e.extra(extra)
     }
 }
 
 /// The coding of a choice of a completion (its message under `message`) and of a chunk
-/// (under `delta`), written once for both.
-struct ChatChoiceCoding {
+/// (its delta under `delta`), written once for both.
+struct ChatChoiceCoding<Message: Codable> {
     var index: Int
-    var message: ChatMessage?
-    var finishReason: String?
+    var message: Message?
+    var finishReason: FinishReason?
     var extra: [String: JSONValue]
 }
 

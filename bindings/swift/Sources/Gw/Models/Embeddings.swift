@@ -52,47 +52,118 @@ public struct EmbeddingList: Codable, Sendable, Hashable {
     public var data: [Embedding]
     public var model: String?
     public var usage: Usage?
+    public var extra: [String: JSONValue]
+
+    public init(
+        object: String? = "list", data: [Embedding], model: String? = nil, usage: Usage? = nil,
+        extra: [String: JSONValue] = [:]
+    ) {
+        (self.object, self.data, self.model, self.usage, self.extra) = (object, data, model, usage, extra)
+    }
 
     public struct Embedding: Codable, Sendable, Hashable {
         public var index: Int
         public var vector: [Float]
+        public var object: String?
+        /// The vector came as base64 (`"encoding_format": "base64"`) and encodes back so.
+        public var isBase64: Bool
+        public var extra: [String: JSONValue]
 
-        enum CodingKeys: String, CodingKey { case index, embedding, object }
-
-        public init(index: Int, vector: [Float]) {
-            self.index = index
-            self.vector = vector
+        public init(
+            index: Int, vector: [Float], object: String? = "embedding", isBase64: Bool = false,
+            extra: [String: JSONValue] = [:]
+        ) {
+            (self.index, self.vector, self.object, self.isBase64, self.extra) = (index, vector, object, isBase64, extra)
         }
 
         public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            index = try c.decodeIfPresent(Int.self, forKey: .index) ?? 0
-            if let text = try? c.decode(String.self, forKey: .embedding) {
+            var d = try ModelDecoder(decoder)
+            index = try d.opt("index") ?? 0
+            object = try d.opt("object")
+            if let text = try? d.opt("embedding", String.self) {
                 guard let floats = EmbeddingList.decodeBase64(text) else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .embedding, in: c, debugDescription: "not base64 of little-endian float32s")
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: decoder.codingPath + [AnyKey("embedding")],
+                            debugDescription: "not base64 of little-endian float32s"))
                 }
                 vector = floats
+                isBase64 = true
             } else {
-                vector = try c.decode([Float].self, forKey: .embedding)
+                vector = try d.req("embedding")
+                isBase64 = false
             }
+            extra = try d.extra()
+        }
+
+        // The wire form is not the value: a vector sent as floats equals the same sent as base64.
+        public static func == (a: Embedding, b: Embedding) -> Bool {
+            a.index == b.index && a.vector == b.vector && a.object == b.object && a.extra == b.extra
+        }
+        public func hash(into h: inout Hasher) {
+            h.combine(index)
+            h.combine(vector)
+            h.combine(object)
+            h.combine(extra)
         }
 
         public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode("embedding", forKey: .object)
-            try c.encode(index, forKey: .index)
-            try c.encode(vector, forKey: .embedding)
+            var e = ModelEncoder(encoder)
+            try e.put("object", object)
+            try e.put("index", index)
+            if isBase64 {
+                try e.put("embedding", EmbeddingList.encodeBase64(vector))
+            } else {
+                try e.put("embedding", vector)
+            }
+            try e.extra(extra)
         }
     }
 
     public struct Usage: Codable, Sendable, Hashable {
         public var promptTokens: Int?
         public var totalTokens: Int?
-        enum CodingKeys: String, CodingKey {
-            case promptTokens = "prompt_tokens"
-            case totalTokens = "total_tokens"
+        public var extra: [String: JSONValue]
+
+        public init(promptTokens: Int? = nil, totalTokens: Int? = nil, extra: [String: JSONValue] = [:]) {
+            (self.promptTokens, self.totalTokens, self.extra) = (promptTokens, totalTokens, extra)
         }
+        public init(from decoder: any Decoder) throws {
+            var d = try ModelDecoder(decoder)
+            promptTokens = try d.opt("prompt_tokens")
+            totalTokens = try d.opt("total_tokens")
+            extra = try d.extra()
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var e = ModelEncoder(encoder)
+            try e.put("prompt_tokens", promptTokens)
+            try e.put("total_tokens", totalTokens)
+            try e.extra(extra)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        var d = try ModelDecoder(decoder)
+        object = try d.opt("object")
+        data = try d.opt("data") ?? []
+        model = try d.opt("model")
+        usage = try d.opt("usage")
+        extra = try d.extra()
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var e = ModelEncoder(encoder)
+        try e.put("object", object)
+        try e.put("data", data)
+        try e.put("model", model)
+        try e.put("usage", usage)
+        try e.extra(extra)
+    }
+
+    /// Floats as base64 of little-endian float32s (the inverse of ``decodeBase64(_:)``).
+    public static func encodeBase64(_ vector: [Float]) -> String {
+        var bytes = Data(capacity: vector.count * 4)
+        for f in vector { withUnsafeBytes(of: f.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+        return bytes.base64EncodedString()
     }
 
     /// Base64 of little-endian float32s to floats; nil when it is not that.

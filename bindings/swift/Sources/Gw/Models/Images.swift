@@ -127,16 +127,41 @@ public struct ImageResult: Codable, Sendable, Hashable {
     public var usage: JSONValue?
     public var extra: [String: JSONValue]
 
+    public init(
+        created: Int? = nil, data: [Image], model: String? = nil, usage: JSONValue? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.created, self.data, self.model, self.usage, self.extra) = (created, data, model, usage, extra)
+    }
+
     public struct Image: Codable, Sendable, Hashable {
         public var url: String?
         public var b64JSON: String?
         public var revisedPrompt: String?
         public var seed: Int?
-        enum CodingKeys: String, CodingKey {
-            case url
-            case b64JSON = "b64_json"
-            case revisedPrompt = "revised_prompt"
-            case seed
+        public var extra: [String: JSONValue]
+
+        public init(
+            url: String? = nil, b64JSON: String? = nil, revisedPrompt: String? = nil, seed: Int? = nil,
+            extra: [String: JSONValue] = [:]
+        ) {
+            (self.url, self.b64JSON, self.revisedPrompt, self.seed, self.extra) = (url, b64JSON, revisedPrompt, seed, extra)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            var d = try ModelDecoder(decoder)
+            url = try d.opt("url")
+            b64JSON = try d.opt("b64_json")
+            revisedPrompt = try d.opt("revised_prompt")
+            seed = try d.opt("seed")
+            extra = try d.extra()
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var e = ModelEncoder(encoder)
+            try e.put("url", url)
+            try e.put("b64_json", b64JSON)
+            try e.put("revised_prompt", revisedPrompt)
+            try e.put("seed", seed)
+            try e.extra(extra)
         }
     }
 

@@ -37,3 +37,18 @@ struct ModelEncoder {
 
     mutating func extra(_ extra: [String: JSONValue]) throws { try c.encodeExtra(extra, excluding: seen) }
 }
+
+extension JSONValue {
+    /// Equal as JSON values: numbers by value (`1` and `1.0` alike), so a model can tell
+    /// whether its typed form gives back exactly what it decoded.
+    func sameValue(as other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.array(let a), .array(let b)): return a.count == b.count && zip(a, b).allSatisfy { $0.sameValue(as: $1) }
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && a.allSatisfy { k, v in b[k].map { v.sameValue(as: $0) } ?? false }
+        default:
+            if let x = doubleValue, let y = other.doubleValue { return x == y }
+            return self == other
+        }
+    }
+}

@@ -79,6 +79,14 @@ public struct VideoTask: Codable, Sendable, Hashable {
     /// The id to poll with: `task_id` when present, else `id`.
     public var pollId: String? { taskId ?? id }
 
+    public init(
+        id: String? = nil, taskId: String? = nil, status: String? = nil, progress: Double? = nil,
+        videoURL: String? = nil, error: JSONValue? = nil, model: String? = nil, extra: [String: JSONValue] = [:]
+    ) {
+        (self.id, self.taskId, self.status, self.progress) = (id, taskId, status, progress)
+        (self.videoURL, self.error, self.model, self.extra) = (videoURL, error, model, extra)
+    }
+
     public init(from decoder: any Decoder) throws {
         var d = try ModelDecoder(decoder)
         id = try d.opt("id")
