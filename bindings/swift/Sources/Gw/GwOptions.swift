@@ -149,13 +149,16 @@ public struct GwOptions: Sendable, Hashable {
 }
 
 extension GwOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    static let redacted = "<redacted>"
+    static let redacted = SecretRedaction.placeholder
 
-    /// A copy with the API key (the field, and an `api_key` in ``extra``) replaced, for output.
+    /// A copy with every credential (the API key, credential headers and `extra` members, a
+    /// proxy password) replaced, for output.
     private var keyRedacted: GwOptions {
         var copy = self
         if copy.apiKey != nil { copy.apiKey = Self.redacted }
-        if copy.extra["api_key"] != nil { copy.extra["api_key"] = .string(Self.redacted) }
+        copy.headers = SecretRedaction.headers(headers)
+        copy.extra = SecretRedaction.extra(extra)
+        copy.proxy = SecretRedaction.url(proxy)
         return copy
     }
 
@@ -277,5 +280,34 @@ extension Dictionary where Key == String, Value == JSONValue {
         guard let v = value else { return }
         if v < 0 { throw GwError.invalidArgument(key, "must not be negative (got \(v))") }
         self[key] = .int(Int64(v))
+    }
+}
+
+extension GwCallOptions: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A copy with credential headers and `extra` members replaced, for output.
+    private var redacted: GwCallOptions {
+        var copy = self
+        copy.headers = SecretRedaction.headers(headers)
+        copy.extra = SecretRedaction.extra(extra)
+        return copy
+    }
+
+    /// The per-call options gw is given, credentials hidden.
+    public var description: String { "GwCallOptions(" + ((try? redacted.json()) ?? "{}") + ")" }
+
+    /// The same as ``description``: credentials hidden.
+    public var debugDescription: String { description }
+
+    /// Every field for `dump`, debuggers and `Mirror`, credentials hidden.
+    public var customMirror: Mirror {
+        let o = redacted
+        return Mirror(
+            self,
+            children: [
+                "totalTimeout": o.totalTimeout as Any, "firstByteTimeout": o.firstByteTimeout as Any,
+                "readTimeout": o.readTimeout as Any, "connectTimeout": o.connectTimeout as Any,
+                "maxRetries": o.maxRetries as Any, "headers": o.headers, "idempotencyKey": o.idempotencyKey as Any,
+                "validate": o.validate as Any, "extra": o.extra, "onResponse": o.onResponse as Any,
+            ], displayStyle: .struct)
     }
 }
