@@ -179,6 +179,20 @@ public struct GwResponseMeta: Sendable, Hashable {
         return nil
     }
 
+    /// For fakes and previews (a mock ``GwClientProtocol``); gw's own come from the exchange.
+    /// Header names are lowercase, as gw gives them.
+    public init(
+        status: Int, requestId: String? = nil, headers: [String: String] = [:], attempts: Int = 1,
+        elapsed: Duration = .zero, url: String? = nil
+    ) {
+        self.status = status
+        self.requestId = requestId
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.attempts = attempts
+        self.elapsed = elapsed
+        self.url = url
+    }
+
     init?(json: JSONValue) {
         guard case .object(let o) = json else { return nil }
         status = o["status"]?.intValue ?? 0

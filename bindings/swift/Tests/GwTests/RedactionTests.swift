@@ -36,3 +36,13 @@ import Testing
         #expect(text.contains("t-2"), "other headers are still shown")
     }
 }
+
+/// A fake builds the metadata its answers and errors carry.
+@Suite struct FakeMetadata {
+    @Test func aFakeMakesResponseMetadataAsGwGivesIt() {
+        let meta = GwResponseMeta(status: 429, requestId: "req-1", headers: ["Retry-After-Ms": "1500"])
+        #expect(meta.headers["retry-after-ms"] == "1500", "names are lowercase, as gw gives them")
+        #expect(meta.retryAfter == .milliseconds(1500))
+        #expect(meta.attempts == 1)
+    }
+}
