@@ -121,6 +121,7 @@ const RULES: &[Rule] = &[
     rule("gw_chat_stream_open", "stream", &[Nullable, Nonnull]),
     rule("gw_responses_stream_open", "stream", &[Nullable, Nonnull]),
     rule("gw_stream_next", "event", &[Nullable, Nonnull]),
+    rule("gw_stream_next_buffered", "event", &[Nullable, Nonnull]),
     // Freeing NULL is fine.
     rule(FREE_FUNCTIONS, "client", &[Nullable]),
     rule(FREE_FUNCTIONS, "stream", &[Nullable]),

@@ -70,6 +70,12 @@
 #define GW_ABSENT 2
 
 /**
+ * `gw_stream_next_buffered`: no event can be made from the bytes already read;
+ * `gw_stream_next` (which may read) gives the next one (not an error).
+ */
+#define GW_WOULD_BLOCK 3
+
+/**
  * The gateway answered 400.
  */
 #define GW_BAD_REQUEST 400
@@ -842,6 +848,30 @@ int gw_responses_stream_open(const struct gw_client *client,
  */
 int gw_stream_next(struct gw_stream *stream,
                    const struct gw_event *GW_NULLABLE *GW_NONNULL event);
+
+/**
+ * As `gw_stream_next`, but never reads the socket (nor waits, sleeps or
+ * connects): the next event from the bytes gw has already read, for a caller
+ * that must not block (an event loop, Swift's cooperative pool) to take the
+ * events of a burst without a hop to a thread that may block.
+ *
+ * Returns what `gw_stream_next` would (`GW_OK` with `*event`, a failure
+ * status, `GW_DONE` once the stream ended) when the bytes already read decide
+ * it, or `GW_WOULD_BLOCK` (3, not an error, `*event` NULL) when
+ * `gw_stream_next` would read to go on: the next event is not whole in gw's
+ * read buffer, no byte came yet, or the terminal event was seen and the rest
+ * of the body (read so the connection is reused) is still to be read: there
+ * `gw_stream_next` returns `GW_DONE`. Nothing is lost by `GW_WOULD_BLOCK`: the
+ * stream goes on where it stopped. Calls of the two may be mixed in any order:
+ * the events, their texts and `gw_stream_finish`'s answer are those
+ * `gw_stream_next` alone gives. `*event` is owned by the stream and valid
+ * until the next call on it, as for `gw_stream_next`; a cancel
+ * (`gw_client_cancel`) and the caps act the same. One thread at a time per
+ * stream, as for `gw_stream_next`; NULL `stream` or `event`:
+ * `GW_INVALID_ARGUMENT`.
+ */
+int gw_stream_next_buffered(struct gw_stream *stream,
+                            const struct gw_event *GW_NULLABLE *GW_NONNULL event);
 
 /**
  * The stream's result: `GW_OK` with the assembled final object in `*out`

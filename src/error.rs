@@ -12,6 +12,9 @@ pub const GW_DONE: i32 = 1;
 /// `gw_json_get`: the document is JSON but holds no value (or `null`) at the
 /// path (not an error).
 pub const GW_ABSENT: i32 = 2;
+/// `gw_stream_next_buffered`: no event can be made from the bytes already read;
+/// `gw_stream_next` (which may read) gives the next one (not an error).
+pub const GW_WOULD_BLOCK: i32 = 3;
 /// The gateway answered 400.
 pub const GW_BAD_REQUEST: i32 = 400;
 /// The gateway answered 401 (missing or invalid API key).
@@ -330,6 +333,7 @@ pub fn status_str(status: i32) -> &'static str {
         GW_OK => "GW_OK",
         GW_DONE => "GW_DONE",
         GW_ABSENT => "GW_ABSENT",
+        GW_WOULD_BLOCK => "GW_WOULD_BLOCK",
         GW_BAD_REQUEST => "GW_BAD_REQUEST",
         GW_UNAUTHORIZED => "GW_UNAUTHORIZED",
         GW_FORBIDDEN => "GW_FORBIDDEN",

@@ -33,6 +33,12 @@ const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
 /// Where a stream stands.
 enum State {
     Running(Box<StreamDriver<Reader>>),
+    /// The terminal event was seen by `advance_buffered`: the rest of the body is
+    /// still to be read (`end`) before `Done`, by the next `advance`.
+    Ending(Box<StreamDriver<Reader>>, String),
+    /// The stream broke before its first event (seen by `advance_buffered`) and is
+    /// to be sent again, by the next `advance` (`resend`).
+    Resend(Error),
     /// The terminal event was seen: the final object (until `finish` takes it).
     Done(String),
     Failed(Error),
@@ -240,6 +246,21 @@ impl<'b> EventStream<'b> {
     /// Moves to the next event: `Ok(true)` with an event ready (`current`),
     /// `Ok(false)` after the terminal event, or the error that ended the stream.
     pub fn advance(&mut self) -> Result<bool, Error> {
+        // Without BUFFERED the step never stops short of a read: never None.
+        Ok(self.advance_as::<false>()?.unwrap_or(false))
+    }
+
+    /// As `advance`, from the bytes already read only: never reads, sleeps or
+    /// connects. `Ok(None)` where `advance` would (the next event is not whole in
+    /// the read buffer, the body after the terminal event is still to be read, a
+    /// resend is due); else what `advance` would give. Mixed in any order with
+    /// `advance`, the events and the final object are those of `advance` alone.
+    pub fn advance_buffered(&mut self) -> Result<Option<bool>, Error> {
+        self.advance_as::<true>()
+    }
+
+    #[inline(always)]
+    fn advance_as<const BUFFERED: bool>(&mut self) -> Result<Option<bool>, Error> {
         self.has_event = false;
         if self.pid != crate::net::pid::current() {
             // Its events are the parent's: refused without a read, and without
@@ -248,48 +269,79 @@ impl<'b> EventStream<'b> {
                 "this stream was opened by another process: after fork() only the parent reads it",
             ));
         }
-        let _scope = CallScope::resume(&self.token, self.call.id);
-        crate::net::cancel::set_read_idle(self.client.options().read_timeout());
+        // The cancel scope and the read timeout are for reads: none without them.
+        let _scope = (!BUFFERED).then(|| CallScope::resume(&self.token, self.call.id));
+        if !BUFFERED {
+            crate::net::cancel::set_read_idle(self.client.options().read_timeout());
+        }
         loop {
             let driver = match &mut self.state {
                 State::Running(d) => d,
-                State::Done(_) => return Ok(false),
+                State::Ending(..) | State::Resend(_) if BUFFERED => return Ok(None),
+                State::Ending(..) => {
+                    let State::Ending(mut driver, final_object) =
+                        std::mem::replace(&mut self.state, State::Done(String::new()))
+                    else {
+                        unreachable!()
+                    };
+                    self.end(&mut driver, final_object);
+                    return Ok(Some(false));
+                }
+                State::Resend(_) => {
+                    let State::Resend(e) =
+                        std::mem::replace(&mut self.state, State::Done(String::new()))
+                    else {
+                        unreachable!()
+                    };
+                    self.resend(e)?;
+                    continue;
+                }
+                State::Done(_) => return Ok(Some(false)),
                 State::Failed(e) => return Err(e.clone()),
             };
             if self.token.is_cancelled() {
                 return Err(self.fail(Error::Cancelled));
             }
-            match driver.step() {
+            let step = if BUFFERED {
+                match driver.step_buffered() {
+                    Ok(None) => return Ok(None),
+                    Ok(Some(step)) => Ok(step),
+                    Err(e) => Err(e),
+                }
+            } else {
+                driver.step()
+            };
+            match step {
                 Ok(Step::Event) => {
                     self.has_event = true;
-                    return Ok(true);
+                    return Ok(Some(true));
                 }
                 Ok(Step::Done) => {
                     let final_object = driver.take_final().unwrap_or_default();
-                    // What follows the terminal event is usually just the chunked body's
-                    // end: read it (briefly, boundedly) so the connection is pooled
-                    // rather than closed (a TLS handshake saved on the next stream).
-                    crate::net::cancel::set_read_idle(Some(DRAIN_WAIT));
-                    driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
-                    if crate::log::enabled(Level::Debug) {
-                        self.client.log(
-                            Level::Debug,
-                            &format!(
-                                "gw: {} stream ended after {} event(s), {} read the fast way",
-                                self.name,
-                                driver.delivered(),
-                                driver.read_fast()
-                            ),
-                        );
+                    if BUFFERED {
+                        // The body's end is read by the next `advance`.
+                        let State::Running(driver) =
+                            std::mem::replace(&mut self.state, State::Done(String::new()))
+                        else {
+                            unreachable!()
+                        };
+                        self.state = State::Ending(driver, final_object);
+                        return Ok(None);
                     }
-                    self.state = State::Done(final_object);
-                    return Ok(false);
+                    let State::Running(mut driver) =
+                        std::mem::replace(&mut self.state, State::Done(String::new()))
+                    else {
+                        unreachable!()
+                    };
+                    self.end(&mut driver, final_object);
+                    return Ok(Some(false));
                 }
                 Err(e) => {
                     // A reset reads as the end of the stream (ureq): say what it was.
+                    // (No read, no reset: never so without one.)
                     let e = match e {
                         Error::Stream { body: None, .. }
-                            if crate::net::cancel::take_reset_seen() =>
+                            if !BUFFERED && crate::net::cancel::take_reset_seen() =>
                         {
                             Error::Network(format!(
                                 "connection reset by the server after {} stream event(s)",
@@ -307,28 +359,63 @@ impl<'b> EventStream<'b> {
                     if !transient || driver.delivered() > 0 || !budget_left {
                         return Err(self.fail(e));
                     }
-                    let delay = self.client.backoff(self.tally.attempts - 1);
-                    if self.deadline.is_some_and(|d| Instant::now() + delay >= d) {
-                        return Err(self.fail(e));
+                    if BUFFERED {
+                        // The wait and the new connection are the next `advance`'s.
+                        self.state = State::Resend(e);
+                        return Ok(None);
                     }
-                    self.client.log(
-                        Level::Info,
-                        &format!(
-                            "gw: {} stream broke before its first event ({e}); retrying in {} ms",
-                            self.name,
-                            delay.as_millis()
-                        ),
-                    );
-                    self.state = State::Failed(e);
-                    if let Err(e) = self.token.sleep(delay) {
-                        return Err(self.fail(e));
-                    }
-                    match self.connect() {
-                        Ok(d) => self.state = State::Running(Box::new(d)),
-                        Err(e) => return Err(self.fail(e)),
-                    }
+                    self.resend(e)?;
                 }
             }
+        }
+    }
+
+    /// After the terminal event: what follows it is usually just the chunked body's
+    /// end: read it (briefly, boundedly) so the connection is pooled rather than
+    /// closed (a TLS handshake saved on the next stream). Then `Done`.
+    fn end(&mut self, driver: &mut StreamDriver<Reader>, final_object: String) {
+        crate::net::cancel::set_read_idle(Some(DRAIN_WAIT));
+        driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
+        if crate::log::enabled(Level::Debug) {
+            self.client.log(
+                Level::Debug,
+                &format!(
+                    "gw: {} stream ended after {} event(s), {} read the fast way",
+                    self.name,
+                    driver.delivered(),
+                    driver.read_fast()
+                ),
+            );
+        }
+        self.state = State::Done(final_object);
+    }
+
+    /// Sends the request again after the backoff, for a stream `e` broke before its
+    /// first event (within the retry budget): the new stream is `Running`, or the
+    /// failure ends the stream.
+    fn resend(&mut self, e: Error) -> Result<(), Error> {
+        let delay = self.client.backoff(self.tally.attempts - 1);
+        if self.deadline.is_some_and(|d| Instant::now() + delay >= d) {
+            return Err(self.fail(e));
+        }
+        self.client.log(
+            Level::Info,
+            &format!(
+                "gw: {} stream broke before its first event ({e}); retrying in {} ms",
+                self.name,
+                delay.as_millis()
+            ),
+        );
+        self.state = State::Failed(e);
+        if let Err(e) = self.token.sleep(delay) {
+            return Err(self.fail(e));
+        }
+        match self.connect() {
+            Ok(d) => {
+                self.state = State::Running(Box::new(d));
+                Ok(())
+            }
+            Err(e) => Err(self.fail(e)),
         }
     }
 
@@ -372,14 +459,16 @@ impl<'b> EventStream<'b> {
         match &self.state {
             State::Done(text) => Ok(text.clone()),
             State::Failed(e) => Err(e.clone()),
-            State::Running(_) => Err(Error::Internal("stream still running".into())),
+            State::Running(_) | State::Ending(..) | State::Resend(_) => {
+                Err(Error::Internal("stream still running".into()))
+            }
         }
     }
 
     /// Events handed out so far.
     pub fn delivered(&self) -> usize {
         match &self.state {
-            State::Running(d) => d.delivered(),
+            State::Running(d) | State::Ending(d, _) => d.delivered(),
             _ => 0,
         }
     }

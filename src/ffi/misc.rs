@@ -32,6 +32,7 @@ pub extern "C" fn gw_status_str(status: c_int) -> *const c_char {
         "GW_OK",
         "GW_DONE",
         "GW_ABSENT",
+        "GW_WOULD_BLOCK",
         "GW_BAD_REQUEST",
         "GW_UNAUTHORIZED",
         "GW_FORBIDDEN",

@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::api::ops::{self, Operation};
-use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK};
+use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK, GW_WOULD_BLOCK};
 use crate::EventStream;
 
 use super::args;
@@ -44,14 +44,32 @@ impl gw_stream {
         if let Some(status) = self.ended {
             return status;
         }
-        let status = match self.inner.advance() {
-            Ok(true) => {
+        let advanced = self.inner.advance().map(Some);
+        self.settle(advanced)
+    }
+
+    /// As `step`, from the bytes already read only (`EventStream::advance_buffered`).
+    fn step_buffered(&mut self) -> c_int {
+        if let Some(status) = self.ended {
+            return status;
+        }
+        let advanced = self.inner.advance_buffered();
+        self.settle(advanced)
+    }
+
+    /// The status of an advance (None: it stopped short of a read), the event
+    /// exposed when there is one, the end recorded when it is one.
+    #[inline(always)]
+    fn settle(&mut self, advanced: Result<Option<bool>, Error>) -> c_int {
+        let status = match advanced {
+            Ok(None) => return GW_WOULD_BLOCK,
+            Ok(Some(true)) => {
                 if let Some(ev) = self.inner.current() {
                     self.event = self.buffers.expose(&ev);
                 }
                 return GW_OK;
             }
-            Ok(false) => GW_DONE,
+            Ok(Some(false)) => GW_DONE,
             Err(e) => {
                 set_last_error(&e.to_string());
                 e.status()
@@ -128,6 +146,42 @@ pub unsafe extern "C" fn gw_stream_next(
     stream: *mut gw_stream,
     event: *mut *const gw_event,
 ) -> c_int {
+    next(stream, event, gw_stream::step)
+}
+
+/// As `gw_stream_next`, but never reads the socket (nor waits, sleeps or
+/// connects): the next event from the bytes gw has already read, for a caller
+/// that must not block (an event loop, Swift's cooperative pool) to take the
+/// events of a burst without a hop to a thread that may block.
+///
+/// Returns what `gw_stream_next` would (`GW_OK` with `*event`, a failure
+/// status, `GW_DONE` once the stream ended) when the bytes already read decide
+/// it, or `GW_WOULD_BLOCK` (3, not an error, `*event` NULL) when
+/// `gw_stream_next` would read to go on: the next event is not whole in gw's
+/// read buffer, no byte came yet, or the terminal event was seen and the rest
+/// of the body (read so the connection is reused) is still to be read: there
+/// `gw_stream_next` returns `GW_DONE`. Nothing is lost by `GW_WOULD_BLOCK`: the
+/// stream goes on where it stopped. Calls of the two may be mixed in any order:
+/// the events, their texts and `gw_stream_finish`'s answer are those
+/// `gw_stream_next` alone gives. `*event` is owned by the stream and valid
+/// until the next call on it, as for `gw_stream_next`; a cancel
+/// (`gw_client_cancel`) and the caps act the same. One thread at a time per
+/// stream, as for `gw_stream_next`; NULL `stream` or `event`:
+/// `GW_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn gw_stream_next_buffered(
+    stream: *mut gw_stream,
+    event: *mut *const gw_event,
+) -> c_int {
+    next(stream, event, gw_stream::step_buffered)
+}
+
+#[inline(always)]
+unsafe fn next(
+    stream: *mut gw_stream,
+    event: *mut *const gw_event,
+    step: fn(&mut gw_stream) -> c_int,
+) -> c_int {
     // All of it guarded: nothing here may unwind into C, whatever the thread's state.
     catch(GW_INTERNAL, || {
         args::put(event, std::ptr::null());
@@ -139,7 +193,7 @@ pub unsafe extern "C" fn gw_stream_next(
             set_last_error("event: must not be NULL");
             return GW_INVALID_ARGUMENT;
         }
-        match catch_unwind(AssertUnwindSafe(|| s.step())) {
+        match catch_unwind(AssertUnwindSafe(|| step(s))) {
             Ok(GW_OK) => {
                 *event = &s.event;
                 GW_OK

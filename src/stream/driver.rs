@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::stream::chat_assembly::{ChatAssembler, Interrupt, CHECK_EVERY};
 use crate::stream::chunk_scan::{scan_chat, scan_responses, ChatMode, ChatScan};
-use crate::stream::sse::{SseError, SseEvent, SseParser};
+use crate::stream::sse::{Buffered, SseError, SseEvent, SseParser};
 
 /// One event as the caller sees it. Borrowed: valid until the stream moves on.
 #[derive(Debug)]
@@ -177,6 +177,18 @@ impl<R: BufRead> StreamDriver<R> {
 
     /// Moves to the next event, or to the end.
     pub fn step(&mut self) -> Result<Step, Error> {
+        if let Some(step) = self.step_without_read()? {
+            return Ok(step);
+        }
+        let read = self.parser.next_into(&mut self.sse);
+        self.step_after_read(read)
+    }
+
+    /// The step the events already worked out give (the next choice of a chunk
+    /// with several, the end after the terminal event), or None: the next SSE
+    /// event is needed.
+    #[inline(always)]
+    fn step_without_read(&mut self) -> Result<Option<Step>, Error> {
         if let Some(next) = self
             .slot
             .map(|s| s + 1)
@@ -190,14 +202,20 @@ impl<R: BufRead> StreamDriver<R> {
             self.slot = Some(next);
             self.choice = self.scan.texts.get(next).0;
             self.delivered += 1;
-            return Ok(Step::Event);
+            return Ok(Some(Step::Event));
         }
         if self.ended {
-            return Ok(Step::Done);
+            return Ok(Some(Step::Done));
         }
         self.slot = None;
         self.choice = 0;
-        match self.parser.next_into(&mut self.sse) {
+        Ok(None)
+    }
+
+    /// The step the SSE parser's answer (`next_into`) makes.
+    #[inline(always)]
+    fn step_after_read(&mut self, read: Result<bool, SseError>) -> Result<Step, Error> {
+        match read {
             Ok(true) => {}
             Ok(false) => return Err(self.early_end()),
             Err(SseError::LineTooLong { limit }) => {
@@ -234,6 +252,24 @@ impl<R: BufRead> StreamDriver<R> {
         }
         self.delivered += 1;
         Ok(Step::Event)
+    }
+
+    /// As `step`, from the bytes already read only, never reading: `Ok(None)` where
+    /// `step` would read (nothing changed but what `step` would have done before
+    /// its read). Mixed in any order with `step`, the events, their texts and the
+    /// final object are those of `step` alone.
+    pub fn step_buffered(&mut self) -> Result<Option<Step>, Error>
+    where
+        R: Buffered,
+    {
+        if let Some(step) = self.step_without_read()? {
+            return Ok(Some(step));
+        }
+        match self.parser.next_buffered(&mut self.sse) {
+            Ok(None) => Ok(None),
+            Ok(Some(got)) => self.step_after_read(Ok(got)).map(Some),
+            Err(e) => self.step_after_read(Err(e)).map(Some),
+        }
     }
 
     /// Reads a chat chunk: the fast way when it only carries text, else the general way.

@@ -10,7 +10,28 @@
 //! cut stream must not pass for a whole one (`data: [DONE]` without its blank
 //! line is a stream that ended early, which the caller reports).
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+
+/// A reader whose bytes already read can be looked at without a read: what
+/// `SseParser::next_buffered` takes lines from.
+pub trait Buffered {
+    /// The bytes read and not yet consumed (`fill_buf` hands them out without a read).
+    fn buffered(&self) -> &[u8];
+}
+
+impl<R: Read> Buffered for BufReader<R> {
+    fn buffered(&self) -> &[u8] {
+        self.buffer()
+    }
+}
+
+impl<T: AsRef<[u8]>> Buffered for Cursor<T> {
+    fn buffered(&self) -> &[u8] {
+        let all = self.get_ref().as_ref();
+        let at = usize::try_from(self.position()).map_or(all.len(), |p| p.min(all.len()));
+        &all[at..]
+    }
+}
 
 /// One dispatched event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -148,23 +169,68 @@ impl<R: BufRead> SseParser<R> {
                 self.gathering.forget();
                 return Ok(false);
             };
-            let mut raw: &[u8] = &self.line;
-            if self.first_line {
-                self.first_line = false;
-                raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
-            }
-            let outcome = self.gathering.take_line(raw, out);
-            self.line.clear();
-            if outcome? {
+            if self.take_read_line(out)? {
                 return Ok(true);
             }
         }
     }
 
+    /// The line `read_line` put together, taken: whether it dispatched an event.
+    #[inline(always)]
+    fn take_read_line(&mut self, out: &mut SseEvent) -> Result<bool, SseError> {
+        let mut raw: &[u8] = &self.line;
+        if self.first_line {
+            self.first_line = false;
+            raw = raw.strip_prefix(UTF8_BOM).unwrap_or(raw);
+        }
+        let outcome = self.gathering.take_line(raw, out);
+        self.line.clear();
+        outcome
+    }
+}
+
+impl<R: BufRead + Buffered> SseParser<R> {
+    /// As `next_into`, from the bytes already read only, never reading: `Ok(None)`
+    /// where `next_into` would read (the next line is not whole in the reader's
+    /// buffer, the end of the stream is not known yet); nothing of that line is
+    /// consumed, and the lines taken before it stay gathered, so a `next_into` (or
+    /// `next_buffered`) after it goes on exactly where this stopped. Mixed in any
+    /// order with `next_into`, the events are those `next_into` alone gives.
+    pub fn next_buffered(&mut self, out: &mut SseEvent) -> Result<Option<bool>, SseError> {
+        while self.line_is_buffered() {
+            // The line lies whole in the buffer: `fill_buf` hands it out without a read.
+            if let Some(outcome) = self.line_in_place(out) {
+                if outcome? {
+                    return Ok(Some(true));
+                }
+                continue;
+            }
+            // The first line, or one over the cap (which `read_line` refuses), whole
+            // in the buffer too: `read_line` ends at its line end, without a read.
+            if self.read_line()?.is_none() {
+                return Ok(None); // not reached: the buffer holds a line end
+            }
+            if self.take_read_line(out)? {
+                return Ok(Some(true));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the next line (its end included) lies in the reader's buffer.
+    fn line_is_buffered(&self) -> bool {
+        let buf = self.reader.buffered();
+        let start = usize::from(self.after_cr && buf.first() == Some(&b'\n'));
+        memchr::memchr2(b'\n', b'\r', &buf[start..]).is_some()
+    }
+}
+
+impl<R: BufRead> SseParser<R> {
     /// Takes the next line where the reader holds it, without copying it out
     /// (nearly every line of a stream): None when the line is not whole in the
     /// reader's buffer or is the first one (`read_line` then puts it together);
     /// else whether it dispatched an event into `out`, or the read's failure.
+    #[inline(always)]
     fn line_in_place(&mut self, out: &mut SseEvent) -> Option<Result<bool, SseError>> {
         if self.first_line {
             return None;
@@ -439,6 +505,8 @@ mod tests {
         data: Cursor<Vec<u8>>,
         state: u64,
         most: usize,
+        /// Reads made so far.
+        reads: usize,
     }
     impl Read for RaggedReads {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -446,6 +514,7 @@ mod tests {
                 .state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
+            self.reads += 1;
             let n = buf.len().min(1 + (self.state >> 33) as usize % self.most);
             self.data.read(&mut buf[..n])
         }
@@ -471,6 +540,7 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
                         data: Cursor::new(input.clone()),
                         state: seed,
                         most: capacity,
+                        reads: 0,
                     },
                 );
                 let mut p = SseParser::new(reader, 1024);
@@ -481,6 +551,95 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
                 assert_eq!(got, whole, "capacity {capacity}, seed {seed}");
             }
         }
+    }
+
+    /// `next_buffered` never reads, and mixed in any order with `next_into` gives the
+    /// events `next_into` alone gives, wherever the reads split lines, CRLFs and the
+    /// BOM: it stops where a read is needed and the next call goes on from there.
+    #[test]
+    fn buffered_steps_mixed_with_reading_ones_give_the_same_events() {
+        let input = b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
+data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
+            .to_vec();
+        let whole = parse_all(&input);
+        let (mut from_buffer, mut stopped) = (0, 0);
+        for capacity in [3, 16, 64] {
+            for seed in 0..300u64 {
+                let reader = BufReader::with_capacity(
+                    capacity,
+                    RaggedReads {
+                        data: Cursor::new(input.clone()),
+                        state: seed,
+                        most: capacity,
+                        reads: 0,
+                    },
+                );
+                let mut p = SseParser::new(reader, 1024);
+                let mut got = Vec::new();
+                let mut pick = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                loop {
+                    let mut ev = SseEvent::default();
+                    pick ^= pick << 13;
+                    pick ^= pick >> 7;
+                    pick ^= pick << 17;
+                    if pick % 3 != 0 {
+                        let reads = p.reader.get_ref().reads;
+                        let got_one = p.next_buffered(&mut ev).unwrap();
+                        assert_eq!(p.reader.get_ref().reads, reads, "a buffered step read");
+                        match got_one {
+                            Some(true) => {
+                                from_buffer += 1;
+                                got.push(ev);
+                                continue;
+                            }
+                            Some(false) => panic!("the end is never told without a read"),
+                            None => {
+                                stopped += 1;
+                                continue;
+                            }
+                        }
+                    }
+                    if !p.next_into(&mut ev).unwrap() {
+                        break;
+                    }
+                    got.push(ev);
+                }
+                assert_eq!(got, whole, "capacity {capacity}, seed {seed}");
+            }
+        }
+        assert!(
+            from_buffer > 100 && stopped > 100,
+            "{from_buffer} {stopped}"
+        );
+    }
+
+    /// A buffered step stops without a read before the first byte and before the
+    /// end (which only a read tells); errors of whole lines are the same errors.
+    #[test]
+    fn buffered_steps_stop_before_a_read_and_fail_as_reading_ones_do() {
+        let reader = BufReader::new(Cursor::new(b"data: a\n\n".to_vec()));
+        let mut p = SseParser::new(reader, 1024);
+        let mut ev = SseEvent::default();
+        assert!(
+            p.next_buffered(&mut ev).unwrap().is_none(),
+            "nothing read yet"
+        );
+        assert!(p.next_into(&mut ev).unwrap());
+        assert!(
+            p.next_buffered(&mut ev).unwrap().is_none(),
+            "the end needs a read"
+        );
+        assert!(!p.next_into(&mut ev).unwrap());
+
+        let mut input = b"data: a\n\ndata: ".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 2000));
+        input.extend_from_slice(b"\n\n");
+        let mut p = SseParser::new(BufReader::new(Cursor::new(input)), 1024);
+        assert!(p.next_into(&mut ev).unwrap());
+        assert!(matches!(
+            p.next_buffered(&mut ev),
+            Err(SseError::LineTooLong { limit: 1024 })
+        ));
     }
 
     #[test]

@@ -119,6 +119,75 @@ static void pull_stream_arguments_are_checked(void)
     gw_client_free(c);
 }
 
+/* gw_stream_next_buffered: GW_WOULD_BLOCK before any byte and wherever gw_stream_next would
+ * read; the events it gives mixed with gw_stream_next's are every event once, in order; NULL
+ * arguments are GW_INVALID_ARGUMENT with *event NULL; the end and a failure stick for both. */
+static void buffered_next_never_reads_and_loses_nothing(void)
+{
+    gw_client *c = test_client(NULL);
+    const gw_event *ev = (const gw_event *)&c;
+    CHECK_STATUS(gw_stream_next_buffered(NULL, &ev), GW_INVALID_ARGUMENT);
+    CHECK(ev == NULL);
+    CHECK_STR_CONTAINS(gw_last_error(), "stream");
+    CHECK(strcmp(gw_status_str(GW_WOULD_BLOCK), "GW_WOULD_BLOCK") == 0);
+
+    mock_reset();
+    gw_stream *s = NULL;
+    CHECK_STATUS(gw_chat_stream_open(c, CHAT("a b c d e f g h i j k l m n o p"), &s, NULL), GW_OK);
+    CHECK_STATUS(gw_stream_next_buffered(s, NULL), GW_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(gw_last_error(), "event");
+    ev = (const gw_event *)&c;
+    CHECK_STATUS(gw_stream_next_buffered(s, &ev), GW_WOULD_BLOCK); /* nothing read yet */
+    CHECK(ev == NULL);
+    CHECK_STATUS(gw_stream_next_buffered(s, &ev), GW_WOULD_BLOCK); /* and still nothing */
+    char text[256] = "";
+    int rc, events = 0, buffered = 0, blocks = 0;
+    for (;;) {
+        rc = gw_stream_next_buffered(s, &ev);
+        if (rc == GW_WOULD_BLOCK) {
+            CHECK(ev == NULL);
+            blocks++;
+            rc = gw_stream_next(s, &ev);
+        } else if (rc == GW_OK) {
+            buffered++;
+        }
+        if (rc != GW_OK) break;
+        CHECK(ev != NULL);
+        CHECK_EQ_INT(ev->index, events);
+        CHECK(strlen(ev->data) == ev->data_len);
+        if (ev->text_delta) strncat(text, ev->text_delta, sizeof text - strlen(text) - 1);
+        events++;
+    }
+    CHECK_STATUS(rc, GW_DONE);
+    CHECK(strcmp(text, "Echo: a b c d e f g h i j k l m n o p") == 0);
+    CHECK(blocks >= 2); /* before the first byte, and the body's end after [DONE] */
+    CHECK(buffered + blocks >= events);
+    CHECK_STATUS(gw_stream_next_buffered(s, &ev), GW_DONE); /* sticky */
+    CHECK_STATUS(gw_stream_next(s, &ev), GW_DONE);
+    char *out = NULL;
+    CHECK_STATUS(gw_stream_finish(s, &out), GW_OK);
+    CHECK_STR_CONTAINS(out, "Echo: a b c d e f g h i j k l m n o p");
+    gw_free(out);
+    gw_stream_free(s);
+
+    /* An in-stream error found in the buffer is the same failure, and sticks. */
+    mock_fault("{\"action\": \"stream_error\", \"after_events\": 1}");
+    CHECK_STATUS(gw_chat_stream_open(c, CHAT("one two three"), &s, NULL), GW_OK);
+    do {
+        rc = gw_stream_next_buffered(s, &ev);
+        if (rc == GW_WOULD_BLOCK) rc = gw_stream_next(s, &ev);
+    } while (rc == GW_OK);
+    CHECK_STATUS(rc, GW_STREAM);
+    CHECK_STATUS(gw_stream_next_buffered(s, &ev), GW_STREAM);
+    CHECK(ev == NULL);
+    CHECK_STATUS(gw_stream_finish(s, &out), GW_STREAM);
+    CHECK_STR_CONTAINS(out, "\"status\":-7");
+    gw_free(out);
+    gw_stream_free(s);
+    CHECK_STILL_WORKS(c);
+    gw_client_free(c);
+}
+
 static void a_stream_outlives_its_client(void)
 {
     gw_client *c = test_client(NULL);
@@ -278,6 +347,7 @@ void run_cancel_pull_tests(void)
     RUN(pull_responses_stream_names_its_events);
     RUN(pull_stream_failures_stick_and_finish_explains);
     RUN(pull_stream_arguments_are_checked);
+    RUN(buffered_next_never_reads_and_loses_nothing);
     RUN(a_stream_outlives_its_client);
     RUN(cancel_from_another_thread_ends_a_waiting_call);
     RUN(cancel_ends_a_pulled_stream);

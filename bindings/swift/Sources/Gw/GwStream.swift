@@ -114,9 +114,12 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
 /// The state of one streamed call: its derived handle, the gw_stream once open, how it ended.
 ///
 /// gw.h: a gw_stream is used from one thread at a time. `GwStream` is `Sendable`, so any number
-/// of Tasks may use one call at once; every native step (open, `gw_stream_next`,
-/// `gw_stream_finish`) therefore runs while holding the call's one *turn*, an async FIFO lock,
-/// and the stream is freed only by the holder of the turn or while nobody holds it.
+/// of Tasks may use one call at once; every native step (open, `gw_stream_next_buffered`,
+/// `gw_stream_next`, `gw_stream_finish`) therefore runs while holding the call's one *turn*, an
+/// async FIFO lock, and the stream is freed only by the holder of the turn or while nobody
+/// holds it. An event already in gw's read buffer is taken on the calling Task
+/// (`gw_stream_next_buffered` never blocks); only when gw would read does the step hop to a
+/// pool thread for the blocking `gw_stream_next`.
 final class StreamCall: @unchecked Sendable {
     enum Opener: Sendable { case chat, responses }
     enum Phase {
@@ -255,6 +258,19 @@ final class StreamCall: @unchecked Sendable {
     /// Waits for the turn. A Task cancelled while waiting leaves the queue with
     /// CancellationError (and never holds the turn).
     private func acquireTurn() async throws {
+        // A free turn is taken at once, without suspending (nobody waits for a free turn: a
+        // released turn goes straight to the first waiter, so first come first served holds).
+        let free: Bool? = lock.locked {
+            if Task.isCancelled { return nil }
+            if turnHeld { return false }
+            turnHeld = true
+            return true
+        }
+        switch free {
+        case nil: throw CancellationError()
+        case true?: return
+        case false?: break
+        }
         let id = nextID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
@@ -398,13 +414,15 @@ final class StreamCall: @unchecked Sendable {
         }
     }
 
-    /// One native step on a pool thread, holding the turn. Ends the call when the stream
-    /// ended; throws its failure (CancellationError to the Task that was cancelled).
+    /// One native step, holding the turn: for the next event, first on the calling Task from
+    /// the bytes gw already read (`bufferedEvent`), else on a pool thread. Ends the call when
+    /// the stream ended; throws its failure (CancellationError to the Task that was cancelled).
     private func runStep(drain: Bool) async throws -> Step {
         if Task.isCancelled {
             cancelCall()
             throw CancellationError()
         }
+        if !drain, let event = bufferedEvent() { return .event(event) }
         let step: Step
         do {
             step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: drain) }
@@ -433,6 +451,20 @@ final class StreamCall: @unchecked Sendable {
         case .failure(let e)?: throw e
         case nil: throw GwError(status: -99, message: "a stream step ended without an outcome")
         }
+    }
+
+    /// The next event when gw can make it from the bytes it already read: `gw_stream_next_buffered`
+    /// never reads, waits or sleeps, so it runs on the calling Task (the cooperative pool), with
+    /// no hop to a pool thread for most events of a burst. The caller holds the turn (nobody
+    /// else uses or frees `stream`). nil for everything else (no stream open yet, the call
+    /// ended, `GW_WOULD_BLOCK`, the end or a failure): the pool thread's step then does what it
+    /// always did (`gw_stream_next` gives the same status again, `gw_stream_finish` the outcome).
+    private func bufferedEvent() -> GwEvent? {
+        let (current, ended) = lock.locked { (stream, phase.ended) }
+        guard !ended, let open = current else { return nil }
+        var event: UnsafePointer<gw_event>?
+        guard gw_stream_next_buffered(open, &event) == 0, let event else { return nil }
+        return GwEvent(event.pointee)
     }
 
     /// One blocking step on a pool thread: open if needed, then the next event (or, with
