@@ -5,9 +5,9 @@
 #   notices/                   gw's licenses and the third-party notices every artifact below
 #                              carries (scripts/dist/notices.py)
 #   goproxy/                   the Go module as a GOPROXY folder; go-release/ its release tree;
-#                              where scripts/dist/gomodzip cannot download golang.org/x/mod (no
-#                              Go module proxy reachable, the module cache lacks it) SKIPPED with
-#                              the reason, kept in go.skipped
+#                              (golang.org/x/mod from the proxy, else from the Go toolchain's own
+#                              copy: scripts/dist/gomodzip-build.sh); where neither can be had
+#                              SKIPPED with the reason, kept in go.skipped
 #   maven/                     dev.gw:gw-kotlin as a Maven repository folder; where Maven
 #                              cannot download the build's plugins (no repository reachable,
 #                              ~/.m2 lacks them) SKIPPED with the reason, kept in maven.skipped
@@ -39,13 +39,16 @@ go_dir="$(scripts/ci/install-go.sh --which)"
 why=""
 if [ ! -x "$go_dir/go" ]; then
     why="no Go >= 1.23 (scripts/ci/install-go.sh)"
-elif ! log="$(cd scripts/dist/gomodzip && "$go_dir/go" mod download 2>&1 </dev/null)"; then
-    if grep -qE 'no such host|dial tcp|connection refused|i/o timeout|network is unreachable' <<<"$log"; then
-        why="the Go module proxy is unreachable from this machine and the module cache lacks scripts/dist/gomodzip's golang.org/x/mod"
-    else
-        echo "$log" >&2
-        exit 1
-    fi
+else
+    mkdir -p target/dist
+    status=0
+    log="$(GO="$go_dir/go" scripts/dist/gomodzip-build.sh target/dist/gomodzip 2>&1)" || status=$?
+    echo "$log"
+    case "$status" in
+        0) ;;
+        3) why="$log" ;;
+        *) exit 1 ;;
+    esac
 fi
 if [ -n "$why" ]; then
     echo "dist: SKIPPED go (the Go module): $why"

@@ -10,7 +10,7 @@
 #     pkg.go.dev looks before it shows the docs). main's history never holds the archives (as
 #     wasmtime-go): only this tree does.
 #  2. target/dist/goproxy/: that tree as a GOPROXY folder (@v/list, .info, .mod, .zip), zipped by
-#     scripts/dist/gomodzip (golang.org/x/mod/zip).
+#     scripts/dist/gomodzip (golang.org/x/mod/zip; scripts/dist/gomodzip-build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/dist/lib.sh
@@ -43,6 +43,7 @@ require_notices go-module
 cp "$notices_dir/LICENSE-APACHE" "$notices_dir/LICENSE-MIT" "$tree/"
 cp "$notices_dir/THIRD-PARTY-NOTICES.txt" "$tree/internal/native/"
 
-(cd scripts/dist/gomodzip && GOTOOLCHAIN=local go build -o "$OLDPWD/target/dist/gomodzip" .)
+# Built by dist.sh (scripts/dist/gomodzip-build.sh) unless run alone.
+[ -x target/dist/gomodzip ] || scripts/dist/gomodzip-build.sh target/dist/gomodzip
 target/dist/gomodzip -dir "$tree" -module "$module" -version "v$(gw_version)" -out "$proxy"
 echo "go-module: $module v$(gw_version) in $proxy ($(find "$proxy" -name "*.zip" -printf "%s") bytes zipped)" >&2
