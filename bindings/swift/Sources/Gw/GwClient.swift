@@ -85,20 +85,12 @@ public final class GwClient: Sendable {
         let start = ContinuousClock.now
         let startTime = DispatchTime.now()
         let handle = try base.derive(options.json())
-        // The call's total timeout, else the client's; zero means none (gw.h).
-        let total: Duration? = if let t = options.totalTimeout { t > .zero ? t : nil } else { totalTimeout }
+        let total = totalTimeout(options)
         let wantsMeta = options.onResponse != nil
         let target = CancelTarget(handle)
         let base = self.base
-        let cap = pool.cap
         let queueDeadline = total.map { t in
-            (
-                at: startTime + .nanoseconds(Int(clamping: t.wholeNanoseconds)),
-                error: GwError(
-                    status: -3,
-                    message: "the total timeout (\(t.wholeMilliseconds) ms) passed while the call waited for one of the "
-                        + "client's \(cap) threads (GwOptions.maxThreads); nothing was sent")
-            )
+            (at: startTime + .nanoseconds(Int(clamping: t.wholeNanoseconds)), error: queueTimeout(t, "call"))
         }
         let outcome = try await runBlocking(pool, onCancel: { target.cancel() }, queueDeadline: queueDeadline) {
             var h = handle
@@ -126,6 +118,19 @@ public final class GwClient: Sendable {
             return Outcome(status: status, text: text, meta: meta)
         }
         return try finish(outcome, options)
+    }
+
+    /// The call's total timeout, else the client's; nil for none (zero means none, gw.h).
+    func totalTimeout(_ options: GwCallOptions) -> Duration? {
+        if let t = options.totalTimeout { t > .zero ? t : nil } else { totalTimeout }
+    }
+
+    /// What a call (or a stream's open) still waiting for a thread at its deadline throws.
+    func queueTimeout(_ total: Duration, _ what: String) -> GwError {
+        GwError(
+            status: -3,
+            message: "the total timeout (\(total.wholeMilliseconds) ms) passed while the \(what) waited for one of the "
+                + "client's \(pool.cap) threads (GwOptions.maxThreads); nothing was sent")
     }
 
     static let queueTimeoutJSON = Data(

@@ -26,8 +26,8 @@ public struct GwOptions: Sendable, Hashable {
     public var connectTimeout: Duration?
     /// Longest silence while reading an answer or stream (60 s).
     public var readTimeout: Duration?
-    /// Whole call, retries included, counted from the call: the wait for a thread (see
-    /// ``maxThreads``) is part of it (600 s).
+    /// Whole call, retries included, counted from the call (a stream: from its first read, see
+    /// ``GwStream``): the wait for a thread (see ``maxThreads``) is part of it (600 s).
     public var totalTimeout: Duration?
     /// Time until the answer's first byte (600 s).
     public var firstByteTimeout: Duration?
@@ -196,7 +196,8 @@ extension GwOptions: CustomStringConvertible, CustomDebugStringConvertible, Cust
 /// they override the client's for this call only.
 public struct GwCallOptions: Sendable {
     /// The whole call (the client's ``GwOptions/totalTimeout`` otherwise), counted from the
-    /// call, the wait for a thread included. `.zero` means none.
+    /// call (a stream: from its first read, see ``GwStream``), the wait for a thread included.
+    /// `.zero` means none.
     public var totalTimeout: Duration?
     public var firstByteTimeout: Duration?
     public var readTimeout: Duration?

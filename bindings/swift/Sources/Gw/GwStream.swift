@@ -14,6 +14,16 @@ import Foundation
 /// - The request is sent when the loop asks for the first event (a task already cancelled
 ///   sends nothing). Each further event is read only when the loop asks for it: a slow
 ///   consumer leaves the rest in the socket (TCP back-pressure), gw buffers nothing more.
+/// - The total timeout (``GwCallOptions/totalTimeout``, else ``GwOptions/totalTimeout``) runs
+///   from the first time a Task asks to read the stream: its first `next()` (the loop asking
+///   for the first event), or a ``result()`` that reads the stream itself (not one waiting for
+///   a loop), whichever comes first; not from `chatStream(...)`. The waits for the stream's turn
+///   and for a thread (``GwOptions/maxThreads``) count: an open still waiting for a thread at
+///   the deadline throws `.timeout` then and is never sent, and one that waited is opened with
+///   only what is left. Once open, gw holds that same deadline: a read from the connection
+///   after it fails with `.timeout`. A later step waiting for a thread is not dropped at the
+///   deadline: it throws `.timeout` once it gets one and gw has to read (an event gw already
+///   read may still be handed out first).
 /// - Cancelling the task cancels the stream in gw at once, waiting for an event or not, and
 ///   the loop throws `CancellationError`. Breaking out of the loop frees the stream and
 ///   closes its connection right away.
@@ -168,8 +178,20 @@ final class StreamCall: @unchecked Sendable {
     private typealias Waiter = (id: UInt64, continuation: CheckedContinuation<Void, any Error>)
 
     private let lock = NSLock()
-    private let handle: Handle?
+    /// The handle the stream opens on (and is read through). Replaced, by the turn holder
+    /// only, when the open waited: it then opens on a handle derived again with the rest of
+    /// the total timeout. Under `lock`.
+    private var handle: Handle?
+    /// Where every cancellation goes: the current `handle`, whichever it is.
+    private let target: CancelTarget?
+    private let base: Handle
     private let pool: BlockingPool
+    /// The total timeout (the call's, else the client's; nil: none) and the first time a Task
+    /// asked to read the stream (the first `next()`, or a `result()` that reads it itself),
+    /// from which it runs. `askedAt` is under `lock`.
+    private let total: Duration?
+    private let queueTimeout: GwError?
+    private var askedAt: (clock: ContinuousClock.Instant, dispatch: DispatchTime)?
     private let request: CText?
     private let opener: Opener
     private let options: GwCallOptions
@@ -192,15 +214,22 @@ final class StreamCall: @unchecked Sendable {
 
     init(client: GwClient, opener: Opener, body: () throws -> Data, options: GwCallOptions) {
         self.pool = client.pool
+        self.base = client.base
         self.opener = opener
         self.options = options
+        let total = client.totalTimeout(options)
+        self.total = total
+        self.queueTimeout = total.map { client.queueTimeout($0, "stream's open") }
         do {
             let request = try CText(body(), "request")
-            self.handle = try client.base.derive(options.json())
+            let handle = try client.base.derive(options.json())
+            self.handle = handle
+            self.target = CancelTarget(handle)
             self.request = request
             self.phase = .ready
         } catch {
             self.handle = nil
+            self.target = nil
             self.request = nil
             self.phase = .failed
             self.failure = error
@@ -349,7 +378,7 @@ final class StreamCall: @unchecked Sendable {
     /// The loop's Task was cancelled: cancel the call in gw (a step running in it returns
     /// GW_CANCELLED at once) and end it.
     private func cancelCall() {
-        handle?.cancel()
+        target?.cancel()
         wake(lock.locked { endLocked(.failed, failure: Self.cancelledByATask) })
     }
 
@@ -367,7 +396,25 @@ final class StreamCall: @unchecked Sendable {
 
     // MARK: the loop and result()
 
+    /// A Task asks to read the stream: the total timeout runs from the first time (the wait for
+    /// the turn and for a thread included).
+    private func markAsked() {
+        lock.locked {
+            if askedAt == nil { askedAt = (ContinuousClock.now, DispatchTime.now()) }
+        }
+    }
+
+    /// For the step that opens the stream: when its total timeout ends (an open still waiting
+    /// for a thread then is dropped). nil once open, or without a total timeout.
+    private func openDeadline() -> (at: DispatchTime, error: GwError)? {
+        lock.locked {
+            guard case .ready = phase, let total, let queueTimeout, let asked = askedAt else { return nil }
+            return (asked.dispatch + .nanoseconds(Int(clamping: total.wholeNanoseconds)), queueTimeout)
+        }
+    }
+
     func next(_ token: Token) async throws -> GwEvent? {
+        markAsked()
         do {
             try await acquireTurn()
         } catch {
@@ -397,6 +444,7 @@ final class StreamCall: @unchecked Sendable {
             }
             // No loop: read the stream to its end here (events not handed out), one step in
             // one turn; a loop claiming the stream meanwhile takes over the events not read.
+            markAsked()
             try await acquireTurn()
             let outcome: Result<Data, any Error>?
             do {
@@ -425,11 +473,18 @@ final class StreamCall: @unchecked Sendable {
         if !drain, let event = bufferedEvent() { return .event(event) }
         let step: Step
         do {
-            step = try await runBlocking(pool, cancelling: handle) { [self] in self.step(drain: drain) }
+            step = try await runBlocking(pool, onCancel: { [target] in target?.cancel() }, queueDeadline: openDeadline()) {
+                [self] in self.step(drain: drain)
+            }
+        } catch let timeout as GwError where !Task.isCancelled {
+            // The open was still waiting for a thread at its deadline: dropped, nothing sent.
+            wake(lock.locked { endLocked(.failed, failure: timeout) })
+            throw timeout
         } catch {
-            // Only CancellationError: the job was dropped before it ran.
+            // The job was dropped before it ran (CancellationError, or a deadline that passed
+            // as the Task was cancelled).
             cancelCall()
-            throw error
+            throw CancellationError()
         }
         if step.event != nil || step.handedOff { return step }
         if let final = step.final {
@@ -470,10 +525,30 @@ final class StreamCall: @unchecked Sendable {
     /// One blocking step on a pool thread: open if needed, then the next event (or, with
     /// `drain`, the final answer, unless a loop claims the stream first).
     private func step(drain: Bool) -> Step {
-        guard let handle, let request else { return .failed(-99, nil, nil) }
-        // The turn is ours: nobody else reads, replaces or frees `stream` until we give it back.
-        let (current, ended) = lock.locked { (stream, phase.ended) }
+        // The turn is ours: nobody else reads, replaces or frees `stream` (or `handle`) until we
+        // give it back.
+        let (current, ended, held, asked) = lock.locked { (stream, phase.ended, handle, askedAt) }
         if ended { return Step(ended: true) }
+        guard var handle = held, let request else { return .failed(-99, nil, nil) }
+        if current == nil, let total, let asked {
+            // The open: gw's deadline for the stream runs from here, so one that waited (for the
+            // turn, for a thread) gets only what is left of the total timeout.
+            let waited = ContinuousClock.now - asked.clock
+            if waited >= total {
+                // Got a thread just as the deadline passed (before the expiry dropped the job).
+                return .failed(-3, String(decoding: GwClient.queueTimeoutJSON, as: UTF8.self), nil)
+            }
+            if waited >= .milliseconds(1) {
+                var rest = options
+                rest.totalTimeout = total - waited
+                // Options that derived once derive again; should it fail, the stream keeps its handle.
+                if let again = try? base.derive(rest.json()) {
+                    lock.locked { self.handle = again }
+                    target?.replace(with: again)
+                    handle = again
+                }
+            }
+        }
         var s = current
         let result = advance(handle, request, &s, drain: drain)
         lock.locked {

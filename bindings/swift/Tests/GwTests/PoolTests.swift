@@ -91,6 +91,108 @@ extension GwTests {
             _ = try await first.value
         }
 
+        /// A stream's open that waits for the thread: the deadline runs from the first `next()`,
+        /// the open still queued at it fails with `.timeout` then and is never sent.
+        @Test func aStreamsOpenCountsTheWaitForAThread() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client { $0.maxThreads = 1 }
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
+            let slow = Task { try await gw.chat(chatJSON("slow")) }
+            try await waitUntilSent("slow")
+            let stream = gw.chatStream(chatJSON("queued stream"), options: GwCallOptions(totalTimeout: .milliseconds(300)))
+            let start = ContinuousClock.now
+            var events = 0
+            let e = await #expect(throws: GwError.self) {
+                for try await _ in stream { events += 1 }
+            }
+            let took = ms(since: start)
+            print(String(format: "gw-swift queued stream open, total timeout 300 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            #expect(events == 0)
+            #expect(took < 1500)
+            // The stream's end is stored: result() throws the same, without sending anything.
+            await #expect(throws: GwError.self) { _ = try await stream.result() }
+            _ = try await slow.value
+            #expect(try await sentChatTexts() == ["slow"], "the queued stream was never sent")
+        }
+
+        @Test func aStreamsResultCountsTheWaitForAThreadWithTheClientsTotalTimeout() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client {
+                $0.maxThreads = 1
+                $0.totalTimeout = .milliseconds(300)
+            }
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
+            let slow = Task { try await gw.chat(chatJSON("slow"), options: GwCallOptions(totalTimeout: .seconds(30))) }
+            try await waitUntilSent("slow")
+            let stream = gw.responsesStream(["model": "resp-test", "input": "queued"] as JSONValue)
+            let start = ContinuousClock.now
+            let e = await #expect(throws: GwError.self) { _ = try await stream.result() }
+            let took = ms(since: start)
+            print(String(format: "gw-swift queued stream result(), client total timeout 300 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            #expect(took < 1500)
+            _ = try await slow.value
+            #expect(try await Mock.requests(to: "/v1/responses").isEmpty, "the queued stream was never sent")
+        }
+
+        @Test func aStreamThatWaitedForAThreadOpensWithOnlyTheRestOfItsTotalTimeout() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client { $0.maxThreads = 1 }
+            // Each request is answered after 1 s. The stream waits ~1 s for the thread, so of its
+            // 1.6 s only ~0.6 s are left when it opens: it times out (a fresh 1.6 s would pass).
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 1000, "times": 2])
+            let first = Task { try await gw.chat(chatJSON("first")) }
+            try await waitUntilSent("first")
+            let stream = gw.chatStream(chatJSON("second"), options: GwCallOptions(totalTimeout: .milliseconds(1600)))
+            let start = ContinuousClock.now
+            let e = await #expect(throws: GwError.self) {
+                for try await _ in stream {}
+            }
+            let took = ms(since: start)
+            print(String(format: "gw-swift stream queued ~1 s with total timeout 1600 ms, failed after %.0f ms", took))
+            #expect(e?.kind == .timeout)
+            _ = try await first.value
+        }
+
+        @Test func aStreamThatWaitedForAThreadIsCancelledOnItsNewHandle() async throws {
+            try await Mock.reset()
+            // The default total timeout (600 s): a stream that waited opens on a handle derived
+            // again with the rest, and the Task's cancellation must reach that handle.
+            let gw = try Mock.client { $0.maxThreads = 1 }
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 500])
+            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 5000])
+            let first = Task { try await gw.chat(chatJSON("first")) }
+            try await waitUntilSent("first")
+            let stream = gw.chatStream(chatJSON("second"))
+            let reader = Task {
+                var n = 0
+                for try await _ in stream { n += 1 }
+                return n
+            }
+            // The open was sent (after ~0.5 s in the queue) and is held 5 s by the mock.
+            try await waitUntilSent("second")
+            let start = ContinuousClock.now
+            reader.cancel()
+            let result = await reader.result
+            let took = ms(since: start)
+            print(String(format: "gw-swift stream that waited for a thread, cancelled while opening, ended after %.0f ms", took))
+            #expect(throws: CancellationError.self) { try result.get() }
+            #expect(took < 2000)
+            _ = try await first.value
+        }
+
+        /// The clock starts at the first read, not when the stream is made.
+        @Test func aStreamsTotalTimeoutRunsFromItsFirstRead() async throws {
+            try await Mock.reset()
+            let gw = try Mock.client()
+            let stream = gw.chatStream(chatJSON("made early"), options: GwCallOptions(totalTimeout: .milliseconds(400)))
+            try await Task.sleep(for: .milliseconds(600))
+            var text = ""
+            for try await e in stream { text += e.textDelta ?? "" }
+            #expect(text == "Echo: made early")
+        }
+
         @Test func droppedClientsGiveTheirThreadsBack() async throws {
             try await Mock.reset()
             let before = osThreads()
