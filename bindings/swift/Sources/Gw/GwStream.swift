@@ -300,30 +300,10 @@ final class StreamCall: @unchecked Sendable {
         case true?: return
         case false?: break
         }
-        let id = nextID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let now: Bool? = lock.locked {
-                    if Task.isCancelled { return nil }
-                    if !turnHeld {
-                        turnHeld = true
-                        return true
-                    }
-                    turnWaiters.append((id, c))
-                    return false
-                }
-                switch now {
-                case nil: c.resume(throwing: CancellationError())
-                case true?: c.resume()
-                case false?: break
-                }
-            }
-        } onCancel: {
-            let c = lock.locked { () -> CheckedContinuation<Void, any Error>? in
-                guard let i = turnWaiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return turnWaiters.remove(at: i).continuation
-            }
-            c?.resume(throwing: CancellationError())
+        try await wait(in: .turn) {
+            if turnHeld { return false }
+            turnHeld = true
+            return true
         }
     }
 
@@ -343,13 +323,31 @@ final class StreamCall: @unchecked Sendable {
     /// Waits until the call ended (the loop reached the end, failed, was cancelled or left).
     /// A Task cancelled while waiting stops waiting (the loop goes on).
     private func waitForEnd() async throws {
+        try await wait(in: .end) { phase.ended }
+    }
+
+    /// The two queues a Task can wait in.
+    private enum Queue: Sendable { case turn, end }
+
+    /// `body` on `queue`'s waiters, in place (callers hold the lock).
+    private func withWaiters<R>(_ queue: Queue, _ body: (inout [Waiter]) -> R) -> R {
+        switch queue {
+        case .turn: return body(&turnWaiters)
+        case .end: return body(&endWaiters)
+        }
+    }
+
+    /// Waits in `queue` unless `over` (called under the lock) says the wait is already over;
+    /// whoever ends the wait resumes the waiter. A Task cancelled while waiting leaves the queue
+    /// with CancellationError.
+    private func wait(in queue: Queue, over: () -> Bool) async throws {
         let id = nextID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 let now: Bool? = lock.locked {
                     if Task.isCancelled { return nil }
-                    if phase.ended { return true }
-                    endWaiters.append((id, c))
+                    if over() { return true }
+                    withWaiters(queue) { $0.append((id, c)) }
                     return false
                 }
                 switch now {
@@ -360,8 +358,9 @@ final class StreamCall: @unchecked Sendable {
             }
         } onCancel: {
             let c = lock.locked { () -> CheckedContinuation<Void, any Error>? in
-                guard let i = endWaiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return endWaiters.remove(at: i).continuation
+                withWaiters(queue) { list in
+                    list.firstIndex(where: { $0.id == id }).map { list.remove(at: $0).continuation }
+                }
             }
             c?.resume(throwing: CancellationError())
         }
