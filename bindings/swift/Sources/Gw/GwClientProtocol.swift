@@ -133,6 +133,9 @@ extension GwClientProtocol {
 // there), and
 // videoUpdates is videoWait's progress as a stream (as GwClient's own is).
 extension GwClientProtocol {
+    /// The records of a wait as they come, the terminal one last: an `AsyncThrowingStream`
+    /// that ends with the task (or throws as `videoWait` does). Ending the loop early cancels
+    /// the wait. `GwClient` uses this one too.
     public func videoUpdates(
         _ family: VideoFamily, taskId: String, interval: Duration?, timeout: Duration?, options: GwCallOptions
     ) -> AsyncThrowingStream<VideoTask, any Error> {

@@ -111,28 +111,6 @@ extension GwClient {
             throw e
         }
     }
-
-    /// The records of a wait as they come, the terminal one last: an `AsyncThrowingStream`
-    /// that ends with the task (or throws as ``videoWait(_:taskId:interval:timeout:options:progress:)``
-    /// does). Ending the loop early cancels the wait.
-    public func videoUpdates(
-        _ family: VideoFamily, taskId: String, interval: Duration? = nil, timeout: Duration? = nil,
-        options: GwCallOptions = .none
-    ) -> AsyncThrowingStream<VideoTask, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    _ = try await self.videoWait(
-                        family, taskId: taskId, interval: interval, timeout: timeout, options: options
-                    ) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
 }
 
 /// The progress closure of one wait, and what it threw.
