@@ -520,11 +520,30 @@ mod tests {
         }
     }
 
+    /// A BOM, every line ending, a comment, `retry`, `id`, a data-less event, `[DONE]` and an
+    /// unfinished last event: what the split-read tests feed.
+    const MIXED_ENDINGS: &[u8] =
+        b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
+data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished";
+
+    /// A parser over `input` read in ragged pieces (seeded) through a buffer of `capacity`.
+    fn ragged_parser(
+        input: &[u8],
+        capacity: usize,
+        seed: u64,
+    ) -> SseParser<BufReader<RaggedReads>> {
+        let reads = RaggedReads {
+            data: Cursor::new(input.to_vec()),
+            state: seed,
+            most: capacity,
+            reads: 0,
+        };
+        SseParser::new(BufReader::with_capacity(capacity, reads), 1024)
+    }
+
     #[test]
     fn events_do_not_depend_on_where_reads_split_the_stream() {
-        let input = b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
-data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
-            .to_vec();
+        let input = MIXED_ENDINGS.to_vec();
         let whole = parse_all(&input);
         let datas: Vec<&str> = whole.iter().map(|e| e.data.as_str()).collect();
         assert_eq!(datas, ["1", "2\n3", "", "[DONE]"]);
@@ -534,16 +553,7 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
         // many whole, read where they lie (`line_in_place`): both ways, mixed.
         for capacity in [3, 16, 64] {
             for seed in 0..500 {
-                let reader = BufReader::with_capacity(
-                    capacity,
-                    RaggedReads {
-                        data: Cursor::new(input.clone()),
-                        state: seed,
-                        most: capacity,
-                        reads: 0,
-                    },
-                );
-                let mut p = SseParser::new(reader, 1024);
+                let mut p = ragged_parser(&input, capacity, seed);
                 let mut got = Vec::new();
                 while let Some(ev) = p.next_event().unwrap() {
                     got.push(ev);
@@ -558,23 +568,12 @@ data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
     /// BOM: it stops where a read is needed and the next call goes on from there.
     #[test]
     fn buffered_steps_mixed_with_reading_ones_give_the_same_events() {
-        let input = b"\xEF\xBB\xBFretry: 10\r\n: c\r\nevent: a\rdata: 1\r\n\r\ndata:2\n\
-data: 3\r\rid: x\ndata\n\nevent: e\n\ndata: [DONE]\r\n\r\ndata: unfinished"
-            .to_vec();
+        let input = MIXED_ENDINGS.to_vec();
         let whole = parse_all(&input);
         let (mut from_buffer, mut stopped) = (0, 0);
         for capacity in [3, 16, 64] {
             for seed in 0..300u64 {
-                let reader = BufReader::with_capacity(
-                    capacity,
-                    RaggedReads {
-                        data: Cursor::new(input.clone()),
-                        state: seed,
-                        most: capacity,
-                        reads: 0,
-                    },
-                );
-                let mut p = SseParser::new(reader, 1024);
+                let mut p = ragged_parser(&input, capacity, seed);
                 let mut got = Vec::new();
                 let mut pick = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
                 loop {
