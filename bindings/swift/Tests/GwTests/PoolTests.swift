@@ -33,12 +33,23 @@ extension GwTests {
             }
         }
 
-        @Test func aPerCallTotalTimeoutCountsTheWaitForAThread() async throws {
+        /// A fresh client of one thread (`maxThreads: 1`, and `clientTotalTimeout` as its total
+        /// timeout when given), which gw-mock holds in the chat "slow" for 2 s; returns the
+        /// client and that call (given 30 s, so the client's timeout does not end it).
+        func oneThreadHeldBySlowChat(clientTotalTimeout: Duration? = nil) async throws -> (GwClient, Task<JSONValue, any Error>) {
             try await Mock.reset()
-            let gw = try Mock.client { $0.maxThreads = 1 }
+            let gw = try Mock.client {
+                $0.maxThreads = 1
+                $0.totalTimeout = clientTotalTimeout
+            }
             try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
-            let slow = Task { try await gw.chat(chatJSON("slow")) }
+            let slow = Task { try await gw.chat(chatJSON("slow"), options: GwCallOptions(totalTimeout: .seconds(30))) }
             try await waitUntilSent("slow")
+            return (gw, slow)
+        }
+
+        @Test func aPerCallTotalTimeoutCountsTheWaitForAThread() async throws {
+            let (gw, slow) = try await oneThreadHeldBySlowChat()
             let start = ContinuousClock.now
             let e = await #expect(throws: GwError.self) {
                 try await gw.chat(chatJSON("queued"), options: GwCallOptions(totalTimeout: .milliseconds(300)))
@@ -54,14 +65,7 @@ extension GwTests {
         }
 
         @Test func theClientsTotalTimeoutCountsTheWaitForAThread() async throws {
-            try await Mock.reset()
-            let gw = try Mock.client {
-                $0.maxThreads = 1
-                $0.totalTimeout = .milliseconds(300)
-            }
-            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
-            let slow = Task { try await gw.chat(chatJSON("slow"), options: GwCallOptions(totalTimeout: .seconds(30))) }
-            try await waitUntilSent("slow")
+            let (gw, slow) = try await oneThreadHeldBySlowChat(clientTotalTimeout: .milliseconds(300))
             let start = ContinuousClock.now
             let e = await #expect(throws: GwError.self) { try await gw.chat(chatJSON("queued")) }
             let took = ms(since: start)
@@ -94,11 +98,7 @@ extension GwTests {
         /// A stream's open that waits for the thread: the deadline runs from the first `next()`,
         /// the open still queued at it fails with `.timeout` then and is never sent.
         @Test func aStreamsOpenCountsTheWaitForAThread() async throws {
-            try await Mock.reset()
-            let gw = try Mock.client { $0.maxThreads = 1 }
-            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
-            let slow = Task { try await gw.chat(chatJSON("slow")) }
-            try await waitUntilSent("slow")
+            let (gw, slow) = try await oneThreadHeldBySlowChat()
             let stream = gw.chatStream(chatJSON("queued stream"), options: GwCallOptions(totalTimeout: .milliseconds(300)))
             let start = ContinuousClock.now
             var events = 0
@@ -117,14 +117,7 @@ extension GwTests {
         }
 
         @Test func aStreamsResultCountsTheWaitForAThreadWithTheClientsTotalTimeout() async throws {
-            try await Mock.reset()
-            let gw = try Mock.client {
-                $0.maxThreads = 1
-                $0.totalTimeout = .milliseconds(300)
-            }
-            try await Mock.fault(["match": "/v1/chat", "action": "delay", "ms": 2000])
-            let slow = Task { try await gw.chat(chatJSON("slow"), options: GwCallOptions(totalTimeout: .seconds(30))) }
-            try await waitUntilSent("slow")
+            let (gw, slow) = try await oneThreadHeldBySlowChat(clientTotalTimeout: .milliseconds(300))
             let stream = gw.responsesStream(["model": "resp-test", "input": "queued"] as JSONValue)
             let start = ContinuousClock.now
             let e = await #expect(throws: GwError.self) { _ = try await stream.result() }
