@@ -151,6 +151,50 @@
 #define GW_INTERNAL -99
 
 /**
+ * `gw_exchange_step`: send the request `gw_exchange_request` gives, then feed
+ * its answer.
+ */
+#define GW_WANT_SEND 1
+
+/**
+ * `gw_exchange_step`: feed what the transport gives (the head, body bytes,
+ * the end or a failure); step again after `*wait_ms` at the latest even
+ * without input (-1: no timer).
+ */
+#define GW_WANT_RECEIVE 2
+
+/**
+ * `gw_exchange_step`: step again after `*wait_ms` (a backoff before the next
+ * attempt); nothing is to be fed meanwhile.
+ */
+#define GW_WANT_WAIT 3
+
+/**
+ * `gw_exchange_step`: an event is ready (`gw_exchange_event`); step again for
+ * the next.
+ */
+#define GW_WANT_EVENT 4
+
+/**
+ * `gw_exchange_step`: the call is over (`gw_exchange_finish`).
+ */
+#define GW_WANT_DONE 5
+
+/**
+ * `gw_exchange_new` flag: read the answer as an event stream (the path must
+ * be a streaming operation: POST /v1/chat/completions or /v1/responses; gw
+ * sets `"stream": true`).
+ */
+#define GW_EXCHANGE_STREAM 1
+
+/**
+ * `gw_exchange_new` flag, with `GW_EXCHANGE_STREAM`: do not assemble the final
+ * object (memory stays flat however long the stream; `gw_exchange_finish`
+ * then gives an empty text).
+ */
+#define GW_EXCHANGE_EVENTS_ONLY 2
+
+/**
  * Error: a call failed.
  */
 #define GW_LOG_ERROR 1
@@ -226,6 +270,11 @@
 typedef struct gw_client gw_client;
 
 /**
+ * One call's exchange. See `gw_exchange_new`.
+ */
+typedef struct gw_exchange gw_exchange;
+
+/**
  * An open stream whose events the caller pulls with `gw_stream_next`.
  *
  * Use one stream from one thread at a time (it may move between threads
@@ -287,6 +336,59 @@ typedef struct gw_event {
  */
 typedef int (*gw_event_cb)(const struct gw_event *event,
                            void *GW_NULLABLE user_data);
+
+/**
+ * One header: NUL-terminated name and value.
+ */
+typedef struct gw_header {
+  const char *name;
+  const char *value;
+} gw_header;
+
+/**
+ * A run of bytes.
+ */
+typedef struct gw_bytes {
+  const uint8_t *data;
+  size_t len;
+} gw_bytes;
+
+/**
+ * The request to send, as `gw_exchange_request` gives it. Every pointer is
+ * owned by the exchange and valid until its next `gw_exchange_request` or
+ * `gw_exchange_free`.
+ */
+typedef struct gw_request_view {
+  /**
+   * "GET" or "POST".
+   */
+  const char *method;
+  /**
+   * The absolute URL. It holds the API key on `?key=` operations
+   * (`/v1beta/...`): never log it.
+   */
+  const char *url;
+  /**
+   * The headers to send, User-Agent included (Authorization holds the key:
+   * never log it). No Content-Length: frame the body as your stack does
+   * (its length is `body_len`).
+   */
+  const struct gw_header *headers;
+  size_t header_count;
+  /**
+   * The body, as pieces to send one after another (no copy of the caller's
+   * JSON or files was made); none for a GET.
+   */
+  const struct gw_bytes *body;
+  size_t body_count;
+  uint64_t body_len;
+  /**
+   * The client's connect timeout (0: none), for the driver's connect. gw
+   * itself times the wait for the answer's head, the silences of the body
+   * and the total deadline (`GW_WANT_RECEIVE`'s `wait_ms`).
+   */
+  uint64_t connect_timeout_ms;
+} gw_request_view;
 
 /**
  * A file given from memory for a multipart upload. gw reads it during the
@@ -644,6 +746,145 @@ int gw_embedding_decode_err(const char *base64,
                             float *GW_NULLABLE *GW_NONNULL out_floats,
                             size_t *out_len,
                             char *GW_NULLABLE *GW_NULLABLE err_json);
+
+/**
+ * Creates an exchange: one call of `method` to `path` (as `gw_request`: a
+ * path of a documented operation gets that operation's checks and answer
+ * rules) with `request_json` (NULL for a GET), on the handle `client`. With
+ * `GW_EXCHANGE_STREAM` in `flags` the answer's events are read.
+ *
+ * The exchange does no I/O: the caller drives it. Loop on
+ * `gw_exchange_step` and do what it says: on `GW_WANT_SEND` take the request
+ * (`gw_exchange_request`) and send it, feeding back the answer's head
+ * (`gw_exchange_feed_head`), its body bytes as they come in any split
+ * (`gw_exchange_feed_body`), its end (`gw_exchange_feed_end`) or the
+ * transport's failure (`gw_exchange_feed_error`), stepping after each feed; on
+ * `GW_WANT_WAIT` step again after `wait_ms`; on `GW_WANT_EVENT` read
+ * `gw_exchange_event`; on `GW_WANT_DONE` read `gw_exchange_finish`. A
+ * redirect or a retry is a new `GW_WANT_SEND`: drop the old answer (close its
+ * connection or read it to its end) and send the new request.
+ *
+ * gw decides everything it decides for its blocking calls, in the same code:
+ * limits checked before sending, auth, idempotency keys, retries and backoff,
+ * redirects and the cross-origin rule, the deadlines, SSE parsing, chunk
+ * assembly, size caps, the handle's `gw_client_last_response` and its
+ * attempt observer. Do not follow redirects or retry in the driver.
+ *
+ * No exchange function blocks, sleeps or reads a socket; each returns in
+ * microseconds for a typical chunk. The only functions they call are the
+ * handle's logger (`gw_set_logger`) and attempt observer
+ * (`gw_client_create_observed`), which you set yourself.
+ *
+ * Threads: an exchange is used by one thread at a time (it may move between
+ * threads between calls, as a goroutine or a URLSession delegate queue does);
+ * nothing in it is thread-local. `gw_client_cancel` on the handle, from any
+ * thread, ends it: the next step says `GW_WANT_DONE` with `GW_CANCELLED` (and
+ * the driver should cancel its own I/O).
+ *
+ * Returns `GW_OK` with the exchange in `*out_exchange` and `*err_out` NULL,
+ * or a failure status (a bad argument, a limit broken: nothing is to be sent)
+ * with `*out_exchange` NULL and the error JSON in `*err_out` (freed with
+ * `gw_free`; may be NULL). The exchange keeps a counted reference to the
+ * handle and a copy of `request_json`. Free it with `gw_exchange_free`.
+ */
+int gw_exchange_new(const struct gw_client *client,
+                    const char *method,
+                    const char *path,
+                    const char *GW_NULLABLE request_json,
+                    int flags,
+                    struct gw_exchange *GW_NULLABLE *GW_NONNULL out_exchange,
+                    char *GW_NULLABLE *GW_NULLABLE err_out);
+
+/**
+ * What the driver is to do next: one of the `GW_WANT_*` values, or
+ * `GW_INVALID_ARGUMENT` for a NULL exchange. `wait_ms` (may be NULL) gets,
+ * for `GW_WANT_WAIT`, how long to wait before stepping again; for
+ * `GW_WANT_RECEIVE`, how long at most before stepping again without input
+ * (the total deadline or a read timer falls due then; -1: none); else 0.
+ */
+int gw_exchange_step(struct gw_exchange *ex, int64_t *GW_NULLABLE wait_ms);
+
+/**
+ * After `GW_WANT_SEND`: starts the attempt (or the redirect hop) and fills
+ * `*out` with the request to send. Returns `GW_OK`; or, when the request
+ * cannot be made (the deadline passed, a cancel), that failure's status: the
+ * exchange is then over (`GW_WANT_DONE`). `GW_INVALID_ARGUMENT` when no
+ * request is due (the last step was not `GW_WANT_SEND`) or `out` is NULL.
+ */
+int gw_exchange_request(struct gw_exchange *ex,
+                        struct gw_request_view *out);
+
+/**
+ * Feeds the answer's head: its HTTP status and `count` headers (a name may
+ * repeat). Returns `GW_OK`, or `GW_INVALID_ARGUMENT` when the exchange awaits
+ * no head (or a header is not a valid HTTP header); the exchange is unchanged
+ * then. Step next: a redirect or a retry says `GW_WANT_SEND` (drop this
+ * answer), else the body is wanted.
+ */
+int gw_exchange_feed_head(struct gw_exchange *ex,
+                          int status,
+                          const struct gw_header *GW_NULLABLE headers,
+                          size_t count);
+
+/**
+ * Feeds `len` body bytes (any split of the body, after the head). `*taken`
+ * (may be NULL) gets how many were taken. Returns `GW_OK` when all were;
+ * `GW_WOULD_BLOCK` when fewer were: a stream's buffer already holds 64 KiB of
+ * whole lines whose events were not taken (step, take the events, then feed
+ * the rest) — the reason is back-pressure: gw's memory per stream stays
+ * bounded however fast the network is, and the driver, which owns the socket,
+ * decides whether to stop reading. `GW_INVALID_ARGUMENT` when no body is
+ * awaited (nothing taken). The bytes are copied; step after feeding.
+ */
+int gw_exchange_feed_body(struct gw_exchange *ex,
+                          const uint8_t *GW_NULLABLE bytes,
+                          size_t len,
+                          size_t *GW_NULLABLE taken);
+
+/**
+ * Feeds the end of the body (the connection closed it, or its length was
+ * reached). Returns `GW_OK`, or `GW_INVALID_ARGUMENT` when no body is
+ * awaited. Step next: a stream gives its last events and ends.
+ */
+int gw_exchange_feed_end(struct gw_exchange *ex);
+
+/**
+ * Feeds the transport's failure: `status` is `GW_NETWORK` (DNS, connect,
+ * reset, TLS), `GW_TIMEOUT` (the driver's own connect timeout) or
+ * `GW_CANCELLED` (the driver's I/O was cancelled); `message` (may be NULL)
+ * says what happened. `request_sent`: non-zero when the whole request went and
+ * its answer's head did not come, so the gateway may have taken it (a POST
+ * without an idempotency key is then not sent again). Returns `GW_OK`, or
+ * `GW_INVALID_ARGUMENT` (another status, or no transport in use: the
+ * exchange is unchanged). Step next: a retry, or the end.
+ */
+int gw_exchange_feed_error(struct gw_exchange *ex,
+                           int status,
+                           int request_sent,
+                           const char *GW_NULLABLE message);
+
+/**
+ * After `GW_WANT_EVENT`: the event, as `gw_stream_next` gives it. Its
+ * pointers are valid until the exchange's next step, feed or free. Returns
+ * `GW_OK`, or `GW_INVALID_ARGUMENT` when no event is ready or `out` is NULL.
+ */
+int gw_exchange_event(struct gw_exchange *ex, struct gw_event *out);
+
+/**
+ * After `GW_WANT_DONE`: the call's status, with `*out` (may be NULL; freed
+ * with `gw_free`) the answer (a stream's assembled final object) or the error
+ * JSON, as the blocking call gives them. May be called again. Before the end:
+ * `GW_INVALID_ARGUMENT`. The answer's metadata is the handle's
+ * `gw_client_last_response`.
+ */
+int gw_exchange_finish(struct gw_exchange *ex, char *GW_NULLABLE *GW_NULLABLE out);
+
+/**
+ * Frees an exchange (NULL is fine). An exchange freed before its end is
+ * abandoned: nothing more is sent. Must not be called twice with the same
+ * value.
+ */
+void gw_exchange_free(struct gw_exchange *GW_NULLABLE ex);
 
 /**
  * POST /v1/images/generations: `{"model","prompt","size","seed","guidance_scale",...}`.

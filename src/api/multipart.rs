@@ -182,6 +182,11 @@ impl<'a> EncodedForm<'a> {
         self.len == 0
     }
 
+    /// The content type and the body's pieces (an exchange sends them as they are).
+    pub(crate) fn into_parts(self) -> (String, Vec<Cow<'a, [u8]>>) {
+        (self.content_type, self.pieces)
+    }
+
     /// The body from its start: each attempt of a call reads a fresh one.
     pub fn reader(&self) -> FormReader<'_> {
         FormReader {

@@ -1,72 +1,29 @@
 //! A stream pulled one event at a time (`gw_chat_stream_open`, `gw_stream_next`):
-//! the request, the wait for the answer's headers, retries before the first
-//! event, and the driver that turns SSE events into gw events.
+//! an exchange (`client/exchange`) in stream mode, driven by the built-in
+//! driver (`client/blocking.rs`) one event at a time.
 
-use std::borrow::Cow;
-use std::io::BufReader;
 use std::sync::Arc;
-use std::time::Instant;
 
-use ureq::http;
-use ureq::BodyReader;
-
-use crate::api::ops::{Auth, Method, Operation};
+use crate::api::ops::Operation;
 use crate::api::raw_json::JsonText;
-use crate::client::call::{Call, Outgoing, Payload, Tally};
+use crate::client::blocking::{self, Answer};
+use crate::client::exchange::{Exchange, Spec, Want};
 use crate::error::Error;
-use crate::log::Level;
 use crate::net::cancel::{CallScope, CancelToken};
-use crate::stream::driver::{self, Step, StreamDriver, StreamEvent, StreamKind};
-use crate::stream::sse::SseParser;
+use crate::stream::driver::StreamEvent;
 use crate::Client;
-
-type Reader = BufReader<BodyReader<'static>>;
-
-/// After the terminal event, how much more of a body is read to keep the connection.
-const DRAIN_LIMIT: usize = 64 * 1024;
-/// ... and how long that read may take in all (a silence included) before the
-/// connection is given up: short, because the caller waits too (a server whose last
-/// chunk waits on Nagle and a delayed ACK costs a new connection next time, not
-/// 40 ms now; one that trickles bytes after the end cannot hold the call).
-const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// Where a stream stands.
-enum State {
-    Running(Box<StreamDriver<Reader>>),
-    /// The terminal event was seen by `advance_buffered`: the rest of the body is
-    /// still to be read (`end`) before `Done`, by the next `advance`.
-    Ending(Box<StreamDriver<Reader>>, String),
-    /// The stream broke before its first event (seen by `advance_buffered`) and is
-    /// to be sent again, by the next `advance` (`resend`).
-    Resend(Error),
-    /// The terminal event was seen: the final object (until `finish` takes it).
-    Done(String),
-    Failed(Error),
-}
 
 /// A streaming call whose events the caller pulls. Holds its client (so the
 /// handle it was opened on may be freed first) and reads inside that handle's
 /// cancel scope, so `Client::cancel` ends a blocked `next_event`.
 pub struct EventStream<'b> {
-    client: Client,
+    exchange: Exchange<'b>,
+    /// The stream's body, while it is read (dropped, so closed, at a failure).
+    answer: Answer,
     token: Arc<CancelToken>,
     /// The call id the stream's socket is registered under (released on drop,
-    /// before the connection in `state` closes).
+    /// after the connection in `answer` closes).
     call: HeldCall,
-    kind: StreamKind,
-    name: &'static str,
-    method: Method,
-    path: String,
-    auth: Auth,
-    /// The request body as sent: the caller's text (borrowed while the stream runs
-    /// inside the caller's call, owned by a stream handed out) around gw's edit.
-    body: Vec<Cow<'b, [u8]>>,
-    deadline: Option<Instant>,
-    tally: Tally,
-    assemble: bool,
-    state: State,
-    /// Whether the last step produced an event (`current` is valid).
-    has_event: bool,
     /// The process that opened it: a forked child must not read its parent's stream.
     pid: u32,
 }
@@ -74,6 +31,7 @@ pub struct EventStream<'b> {
 impl<'b> EventStream<'b> {
     /// `assemble`: whether `finish` is to give the assembled final object
     /// (without it a chat stream's memory stays flat however long it runs).
+    /// Returns once the answer's head came (events are read as pulled).
     pub(crate) fn open(
         client: &Client,
         op: &Operation,
@@ -82,71 +40,41 @@ impl<'b> EventStream<'b> {
     ) -> Result<EventStream<'b>, Error> {
         client.cancel_token().check()?;
         let scope = CallScope::enter(client.cancel_token());
-        let kind = match op.stream {
-            Some(kind) => kind,
-            None => {
-                return Err(client.failed(
-                    op.name,
-                    Error::Internal(format!("{} does not stream", op.name)),
-                ))
-            }
-        };
-        let prepared = (|| {
-            if !body.root().is_object() {
-                return Err(Error::invalid_param(
-                    "request",
-                    "request: must be a JSON object",
-                ));
-            }
-            // gw sets "stream": true: the rules check the rest (gw's value is a boolean),
-            // and the caller's text is sent with that one member edited in place, or as
-            // it is when it already says so. A stream handed out keeps its own copy
-            // (`into_owned`): it may be sent again (a retry before the first event)
-            // after the caller's text is gone.
-            if client.options().validate {
-                crate::api::validate::check_node_except(
-                    op.rules,
-                    body.root(),
-                    "stream",
-                    &mut |line| client.log(crate::log::Level::Debug, line),
-                )?;
-            }
-            let bytes = body
-                .with_member("stream", "true")
-                .unwrap_or_else(|| vec![Cow::Borrowed(body.text().as_bytes())]);
-            Ok::<_, Error>((op.path_with(&[])?, bytes))
-        })();
-        let (path, bytes) = prepared.map_err(|e| client.failed(op.name, e))?;
+        let exchange = Spec::stream(client, op, body, assemble)
+            .and_then(|spec| Exchange::new(client, spec))
+            .map_err(|e| client.failed(op.name, e))?
+            .sockets_time_reads();
         let mut stream = EventStream {
-            client: client.clone(),
+            exchange,
+            answer: Answer::None,
             token: client.cancel_token().clone(),
             call: HeldCall {
                 token: client.cancel_token().clone(),
                 id: scope.keep(),
             },
-            kind,
-            name: op.name,
-            method: op.method,
-            path,
-            auth: op.auth,
-            body: bytes,
-            deadline: client.default_deadline(),
-            tally: Tally::new(),
-            assemble,
-            state: State::Failed(Error::Internal("stream not started".into())),
-            has_event: false,
             pid: crate::net::pid::current(),
         };
-        let connected = {
-            let _scope = CallScope::resume(&stream.token, stream.call.id);
-            stream.connect()
-        };
-        match connected {
-            Ok(driver) => {
-                stream.state = State::Running(Box::new(driver));
-                Ok(stream)
+        let _scope = CallScope::resume(&stream.token, stream.call.id);
+        // Up to the answer's head (retries before it included): a stream that
+        // cannot open fails here, as the blocking open always did.
+        loop {
+            match stream.exchange.step() {
+                Want::Send => stream.answer = blocking::send(&mut stream.exchange),
+                Want::Wait(delay) => {
+                    stream.answer = Answer::None;
+                    let _ = stream.token.sleep(delay);
+                }
+                Want::Receive { .. } if !stream.exchange.reads_stream() => {
+                    blocking::receive(&mut stream.exchange, &mut stream.answer)
+                }
+                Want::Receive { .. } | Want::Event => return Ok(stream),
+                Want::Done => {
+                    return match stream.exchange.take_outcome() {
+                        Err(e) => Err(e),
+                        Ok(_) => Ok(stream),
+                    }
+                }
             }
-            Err(e) => Err(stream.fail(e)),
         }
     }
 
@@ -154,93 +82,19 @@ impl<'b> EventStream<'b> {
     /// a stream handed out past the call that opened it.
     pub(crate) fn into_owned(self) -> EventStream<'static> {
         let EventStream {
-            client,
+            exchange,
+            answer,
             token,
             call,
-            kind,
-            name,
-            method,
-            path,
-            auth,
-            body,
-            deadline,
-            tally,
-            assemble,
-            state,
-            has_event,
             pid,
         } = self;
         EventStream {
-            client,
+            exchange: exchange.into_owned(),
+            answer,
             token,
             call,
-            kind,
-            name,
-            method,
-            path,
-            auth,
-            body: vec![Cow::Owned(body.concat())],
-            deadline,
-            tally,
-            assemble,
-            state,
-            has_event,
             pid,
         }
-    }
-
-    /// Sends the request (retrying as for any call) and checks that the answer is
-    /// an event stream.
-    fn connect(&mut self) -> Result<StreamDriver<Reader>, Error> {
-        let pieces: Vec<&[u8]> = self.body.iter().map(|p| &**p).collect();
-        let out = Outgoing {
-            method: self.method,
-            path: self.path.clone(),
-            auth: self.auth,
-            body: Some(("application/json", Payload::Pieces(&pieces))),
-            accept: "text/event-stream",
-        };
-        let response = Call::new(&self.client, self.deadline, &mut self.tally).send(&out)?;
-        let is_sse = response
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-        if !is_sse {
-            let text = self
-                .client
-                .read_text(response, self.client.options().max_response_bytes)?;
-            return Err(driver::non_stream_answer(&text));
-        }
-        let reader = BufReader::with_capacity(16 * 1024, response.into_body().into_reader());
-        let options = self.client.options();
-        let parser =
-            SseParser::new(reader, options.max_line_bytes).max_event_bytes(options.max_event_bytes);
-        let limit = usize::try_from(options.max_response_bytes).unwrap_or(usize::MAX);
-        let (token, deadline) = (self.token.clone(), self.deadline);
-        let interrupt = move || {
-            token.check()?;
-            match deadline {
-                Some(d) if Instant::now() >= d => Err(Error::Timeout(
-                    "total deadline (total_timeout_ms) passed".into(),
-                )),
-                _ => Ok(()),
-            }
-        };
-        Ok(StreamDriver::new(self.kind, parser)
-            .assembly_limit(limit)
-            .assemble(self.assemble)
-            .interrupt(Arc::new(interrupt))
-            .io_errors(crate::net::transport_error::map_io))
-    }
-
-    /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
-    /// redacted) and returns that error; every later call returns it again.
-    pub(crate) fn fail(&mut self, e: Error) -> Error {
-        let e = self.client.failed(self.name, e);
-        self.state = State::Failed(e.clone());
-        self.has_event = false;
-        e
     }
 
     /// Moves to the next event: `Ok(true)` with an event ready (`current`),
@@ -261,7 +115,6 @@ impl<'b> EventStream<'b> {
 
     #[inline(always)]
     fn advance_as<const BUFFERED: bool>(&mut self) -> Result<Option<bool>, Error> {
-        self.has_event = false;
         if self.pid != crate::net::pid::current() {
             // Its events are the parent's: refused without a read, and without
             // changing what the parent sees (the state here is this process's copy).
@@ -272,151 +125,43 @@ impl<'b> EventStream<'b> {
         // The cancel scope and the read timeout are for reads: none without them.
         let _scope = (!BUFFERED).then(|| CallScope::resume(&self.token, self.call.id));
         if !BUFFERED {
-            crate::net::cancel::set_read_idle(self.client.options().read_timeout());
+            crate::net::cancel::set_read_idle(self.exchange.client().options().read_timeout());
         }
         loop {
-            let driver = match &mut self.state {
-                State::Running(d) => d,
-                State::Ending(..) | State::Resend(_) if BUFFERED => return Ok(None),
-                State::Ending(..) => {
-                    let State::Ending(mut driver, final_object) =
-                        std::mem::replace(&mut self.state, State::Done(String::new()))
-                    else {
-                        unreachable!()
-                    };
-                    self.end(&mut driver, final_object);
-                    return Ok(Some(false));
-                }
-                State::Resend(_) => {
-                    let State::Resend(e) =
-                        std::mem::replace(&mut self.state, State::Done(String::new()))
-                    else {
-                        unreachable!()
-                    };
-                    self.resend(e)?;
-                    continue;
-                }
-                State::Done(_) => return Ok(Some(false)),
-                State::Failed(e) => return Err(e.clone()),
-            };
-            if self.token.is_cancelled() {
-                return Err(self.fail(Error::Cancelled));
-            }
-            let step = if BUFFERED {
-                match driver.step_buffered() {
-                    Ok(None) => return Ok(None),
-                    Ok(Some(step)) => Ok(step),
-                    Err(e) => Err(e),
-                }
-            } else {
-                driver.step()
-            };
-            match step {
-                Ok(Step::Event) => {
-                    self.has_event = true;
-                    return Ok(Some(true));
-                }
-                Ok(Step::Done) => {
-                    let final_object = driver.take_final().unwrap_or_default();
-                    if BUFFERED {
-                        // The body's end is read by the next `advance`.
-                        let State::Running(driver) =
-                            std::mem::replace(&mut self.state, State::Done(String::new()))
-                        else {
-                            unreachable!()
-                        };
-                        self.state = State::Ending(driver, final_object);
-                        return Ok(None);
-                    }
-                    let State::Running(mut driver) =
-                        std::mem::replace(&mut self.state, State::Done(String::new()))
-                    else {
-                        unreachable!()
-                    };
-                    self.end(&mut driver, final_object);
-                    return Ok(Some(false));
-                }
-                Err(e) => {
-                    // A reset reads as the end of the stream (ureq): say what it was.
-                    // (No read, no reset: never so without one.)
-                    let e = match e {
-                        Error::Stream { body: None, .. }
-                            if !BUFFERED && crate::net::cancel::take_reset_seen() =>
-                        {
-                            Error::Network(format!(
-                                "connection reset by the server after {} stream event(s)",
-                                driver.delivered()
-                            ))
+            match self.exchange.step() {
+                Want::Event => return Ok(Some(true)),
+                Want::Done => {
+                    if let Answer::Stream(reader) = &mut self.answer {
+                        if self.exchange.outcome().is_some_and(|o| o.is_ok()) {
+                            if BUFFERED {
+                                return Ok(None); // the drain reads: the next advance's
+                            }
+                            blocking::drain(reader);
                         }
-                        e => e,
+                    }
+                    self.answer = Answer::None;
+                    return match self.exchange.outcome() {
+                        Some(Ok(_)) => Ok(Some(false)),
+                        Some(Err(e)) => Err(e.clone()),
+                        None => Err(Error::Internal("stream not over at its end".into())),
                     };
-                    // A stream that breaks before its first event reached the caller is
-                    // retried within the call's one retry budget; once one did, never.
-                    // Its head came, so the request was sent: the plain calls' rule.
-                    let transient =
-                        crate::client::call::resendable_after_head(&e, self.method, &self.tally);
-                    let budget_left = self.tally.attempts <= self.client.options().max_retries;
-                    if !transient || driver.delivered() > 0 || !budget_left {
-                        return Err(self.fail(e));
-                    }
-                    if BUFFERED {
-                        // The wait and the new connection are the next `advance`'s.
-                        self.state = State::Resend(e);
-                        return Ok(None);
-                    }
-                    self.resend(e)?;
+                }
+                _ if BUFFERED => return Ok(None),
+                Want::Receive { .. } => blocking::receive(&mut self.exchange, &mut self.answer),
+                Want::Send => self.answer = blocking::send(&mut self.exchange),
+                Want::Wait(delay) => {
+                    self.answer = Answer::None;
+                    let _ = self.token.sleep(delay);
                 }
             }
         }
     }
 
-    /// After the terminal event: what follows it is usually just the chunked body's
-    /// end: read it (briefly, boundedly) so the connection is pooled rather than
-    /// closed (a TLS handshake saved on the next stream). Then `Done`.
-    fn end(&mut self, driver: &mut StreamDriver<Reader>, final_object: String) {
-        crate::net::cancel::set_read_idle(Some(DRAIN_WAIT));
-        driver.drain(DRAIN_LIMIT, Instant::now() + DRAIN_WAIT);
-        if crate::log::enabled(Level::Debug) {
-            self.client.log(
-                Level::Debug,
-                &format!(
-                    "gw: {} stream ended after {} event(s), {} read the fast way",
-                    self.name,
-                    driver.delivered(),
-                    driver.read_fast()
-                ),
-            );
-        }
-        self.state = State::Done(final_object);
-    }
-
-    /// Sends the request again after the backoff, for a stream `e` broke before its
-    /// first event (within the retry budget): the new stream is `Running`, or the
-    /// failure ends the stream.
-    fn resend(&mut self, e: Error) -> Result<(), Error> {
-        let delay = self.client.backoff(self.tally.attempts - 1);
-        if self.deadline.is_some_and(|d| Instant::now() + delay >= d) {
-            return Err(self.fail(e));
-        }
-        self.client.log(
-            Level::Info,
-            &format!(
-                "gw: {} stream broke before its first event ({e}); retrying in {} ms",
-                self.name,
-                delay.as_millis()
-            ),
-        );
-        self.state = State::Failed(e);
-        if let Err(e) = self.token.sleep(delay) {
-            return Err(self.fail(e));
-        }
-        match self.connect() {
-            Ok(d) => {
-                self.state = State::Running(Box::new(d));
-                Ok(())
-            }
-            Err(e) => Err(self.fail(e)),
-        }
+    /// Ends the stream with `e` (named `Cancelled` when a cancel cut it short,
+    /// redacted) and returns that error; every later call returns it again.
+    pub(crate) fn fail(&mut self, e: Error) -> Error {
+        self.answer = Answer::None;
+        self.exchange.fail(e)
     }
 
     /// Hands every event to `on_event` (false cancels) until the terminal one,
@@ -437,10 +182,7 @@ impl<'b> EventStream<'b> {
 
     /// The event of the last `advance` that returned `Ok(true)`.
     pub fn current(&self) -> Option<StreamEvent<'_>> {
-        match (&self.state, self.has_event) {
-            (State::Running(d), true) => Some(d.current()),
-            _ => None,
-        }
+        self.exchange.current()
     }
 
     /// The next event, or `None` after the terminal one.
@@ -456,35 +198,29 @@ impl<'b> EventStream<'b> {
     /// final object, or the error that ended the stream. May be called again.
     pub fn finish(&mut self) -> Result<String, Error> {
         while self.advance()? {}
-        match &self.state {
-            State::Done(text) => Ok(text.clone()),
-            State::Failed(e) => Err(e.clone()),
-            State::Running(_) | State::Ending(..) | State::Resend(_) => {
-                Err(Error::Internal("stream still running".into()))
-            }
+        match self.exchange.outcome() {
+            Some(outcome) => outcome.clone(),
+            None => Err(Error::Internal("stream still running".into())),
         }
     }
 
     /// Events handed out so far.
     pub fn delivered(&self) -> usize {
-        match &self.state {
-            State::Running(d) | State::Ending(d, _) => d.delivered(),
-            _ => 0,
-        }
+        self.exchange.delivered()
     }
 }
 
 impl std::fmt::Debug for EventStream<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventStream")
-            .field("operation", &self.name)
+            .field("operation", &self.exchange.name())
             .field("delivered", &self.delivered())
             .finish_non_exhaustive()
     }
 }
 
 /// A call id kept past its `CallScope`: released when the stream is dropped. The
-/// connection (inside the driver) is dropped with the stream: a stream freed
+/// connection (`answer`) is dropped with the stream, before this: a stream freed
 /// mid-way is closed, never pooled half-read.
 struct HeldCall {
     token: Arc<CancelToken>,

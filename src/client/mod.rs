@@ -5,9 +5,11 @@
 //! A `Client` is a cheap handle (an `Arc`). `derive` makes another handle on the
 //! same agent (pool) with per-call overrides and a cancel token of its own.
 
+pub(crate) mod blocking;
 pub(crate) mod call;
 pub(crate) mod call_options;
 pub(crate) mod event_stream;
+pub mod exchange;
 pub(crate) mod idempotency;
 pub(crate) mod meta;
 pub(crate) mod observe;
@@ -57,6 +59,8 @@ pub struct ClientInner {
     /// None when the key is not header-safe, which the call then reports.
     bearer: Option<HeaderValue>,
     agent: Agent,
+    /// The User-Agent text (the agent sends it; other drivers are given it).
+    user_agent: String,
     route: Route,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
     idempotency_key: Option<HeaderValue>,
@@ -109,6 +113,7 @@ impl Client {
         let agent = build_agent(&options, &route)?;
         Ok(Client {
             inner: Arc::new(ClientInner {
+                user_agent: headers::user_agent(&options)?,
                 options,
                 base,
                 bearer: bearer_header(&api_key),
@@ -203,6 +208,7 @@ impl Client {
                 // One pool for every handle: ureq keys pooled connections by origin (and
                 // proxy), so another base_url's calls get connections of their own.
                 agent: self.agent.clone(),
+                user_agent: self.user_agent.clone(),
                 route: self.route.clone(),
                 extra_headers,
                 idempotency_key,
@@ -329,6 +335,15 @@ fn check_api_key(api_key: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// ureq's input buffer per connection: it must hold an answer's whole head
+/// (ureq's cap on a head, max_response_header_size, is 64 KiB; a gateway's is
+/// under 2 KiB) and is what one read of the socket takes in.
+pub(crate) const CONNECTION_INPUT_BYTES: usize = 16 * 1024;
+/// ureq's output buffer per connection: the request head and, under TLS, the
+/// window a body is encrypted from (plain TCP writes the caller's bytes
+/// directly: net/direct_body.rs).
+pub(crate) const CONNECTION_OUTPUT_BYTES: usize = 64 * 1024;
+
 fn build_agent(options: &Options, route: &Route) -> Result<Agent, Error> {
     let user_agent = headers::user_agent(options)?;
     let config = Agent::config_builder()
@@ -339,6 +354,11 @@ fn build_agent(options: &Options, route: &Route) -> Result<Agent, Error> {
         .timeout_connect(options.connect_timeout())
         .timeout_per_read(options.read_timeout())
         .max_idle_connections(options.max_idle_connections)
+        // Sized for what the gateway sends (a head of a few KiB, stream chunks of
+        // hundreds of bytes) rather than ureq's 128 KiB each way: a connection
+        // costs CONNECTION_INPUT_BYTES + CONNECTION_OUTPUT_BYTES, not 256 KiB.
+        .input_buffer_size(CONNECTION_INPUT_BYTES)
+        .output_buffer_size(CONNECTION_OUTPUT_BYTES)
         .max_idle_connections_per_host(options.max_idle_connections)
         .user_agent(user_agent)
         // The one route.rs checked (option or environment): never another one.

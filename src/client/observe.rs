@@ -7,11 +7,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ureq::http::{header, Response};
-use ureq::Body;
+use ureq::http::{header, HeaderMap};
 
 use crate::api::ops::Method;
-use crate::client::call::Payload;
 use crate::error::Error;
 
 /// Which end of an attempt an event reports.
@@ -53,32 +51,27 @@ impl fmt::Debug for Observer {
 }
 
 /// An attempt being observed: `start` told the observer, `end` tells it how it ended.
-pub(crate) struct Watch<'a> {
+pub(crate) struct Watch {
     observer: Observer,
     method: Method,
-    path: &'a str,
+    path: String,
     attempt: u32,
     request_bytes: u64,
     started: Instant,
 }
 
-impl<'a> Watch<'a> {
+impl Watch {
     pub(crate) fn start(
         observer: Observer,
         method: Method,
-        path: &'a str,
+        path: &str,
         attempt: u32,
-        body: Option<Payload<'_>>,
-    ) -> Watch<'a> {
-        let request_bytes = match body {
-            None => 0,
-            Some(Payload::Pieces(pieces)) => pieces.iter().map(|p| p.len() as u64).sum(),
-            Some(Payload::Form(form)) => form.len(),
-        };
+        request_bytes: u64,
+    ) -> Watch {
         let watch = Watch {
             observer,
             method,
-            path,
+            path: path.to_string(),
             attempt,
             request_bytes,
             started: Instant::now(),
@@ -87,10 +80,9 @@ impl<'a> Watch<'a> {
         watch
     }
 
-    pub(crate) fn end(self, result: Result<&Response<Body>, &Error>) {
+    pub(crate) fn end(self, result: Result<(u16, &HeaderMap), &Error>) {
         let (status, request_id, response_bytes) = match result {
-            Ok(r) => {
-                let headers = r.headers();
+            Ok((status, headers)) => {
                 let request_id = ["x-request-id", "request-id", "openai-request-id"]
                     .iter()
                     .find_map(|k| headers.get(*k).and_then(|v| v.to_str().ok()));
@@ -98,7 +90,7 @@ impl<'a> Watch<'a> {
                     .get(header::CONTENT_LENGTH)
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.parse().ok());
-                (i32::from(r.status().as_u16()), request_id, length)
+                (i32::from(status), request_id, length)
             }
             Err(e) => (e.status(), None, None),
         };
@@ -115,7 +107,7 @@ impl<'a> Watch<'a> {
         AttemptEvent {
             phase,
             method: self.method.as_str(),
-            path: self.path,
+            path: &self.path,
             attempt: self.attempt,
             status,
             elapsed: match phase {

@@ -2,7 +2,7 @@
 //! final object. An end before the terminal event is an error, never a silent
 //! success; an in-stream error object is an error.
 
-use std::io::{self, BufRead};
+use std::io::BufRead;
 
 use serde_json::Value;
 
@@ -78,8 +78,6 @@ pub struct StreamDriver<R> {
     assembly_limit: usize,
     /// Checked inside long loops over one chunk (a cancel, the deadline).
     interrupt: Option<Interrupt>,
-    /// Tells a failed read (see `io_errors`).
-    io_error: fn(io::Error) -> Error,
 }
 
 impl<R: BufRead> StreamDriver<R> {
@@ -101,16 +99,7 @@ impl<R: BufRead> StreamDriver<R> {
             ended: false,
             assembly_limit: usize::MAX,
             interrupt: None,
-            io_error: io_failure,
         }
-    }
-
-    /// How a failed read is told: the client passes the network layer's
-    /// reading of the reader's I/O error (the HTTP client's and TLS errors
-    /// inside it). Without one: the error's text, as a network failure.
-    pub(crate) fn io_errors(mut self, map: fn(io::Error) -> Error) -> Self {
-        self.io_error = map;
-        self
     }
 
     /// A check made now and then while one chunk is worked through (its
@@ -162,12 +151,6 @@ impl<R: BufRead> StreamDriver<R> {
             index: self.delivered.saturating_sub(1),
             choice_index: self.choice,
         }
-    }
-
-    /// After the terminal event: reads the rest of the body (bounded in bytes
-    /// and in time) so the connection goes back to the pool instead of being closed.
-    pub fn drain(&mut self, limit: usize, until: std::time::Instant) -> bool {
-        self.parser.drain(limit, until)
     }
 
     /// The assembled final object once `Step::Done` was returned.
@@ -228,7 +211,9 @@ impl<R: BufRead> StreamDriver<R> {
                     "a stream event is over max_event_bytes ({limit} bytes)"
                 )))
             }
-            Err(SseError::Io(e)) => return Err(with_context((self.io_error)(e), self.delivered)),
+            Err(SseError::Io(e)) => {
+                return Err(with_context(Error::Network(e.to_string()), self.delivered))
+            }
         }
         if is_done_marker(&self.sse.data) {
             if self.kind == StreamKind::Responses {
@@ -258,6 +243,7 @@ impl<R: BufRead> StreamDriver<R> {
     /// `step` would read (nothing changed but what `step` would have done before
     /// its read). Mixed in any order with `step`, the events, their texts and the
     /// final object are those of `step` alone.
+    #[inline(always)]
     pub fn step_buffered(&mut self) -> Result<Option<Step>, Error>
     where
         R: Buffered,
@@ -373,6 +359,20 @@ impl<R: BufRead> StreamDriver<R> {
 }
 
 impl<R> StreamDriver<R> {
+    /// The reader under the parser (the fed bytes of an exchange).
+    pub(crate) fn reader(&self) -> &R {
+        self.parser.reader()
+    }
+
+    pub(crate) fn reader_mut(&mut self) -> &mut R {
+        self.parser.reader_mut()
+    }
+
+    /// A failed read of the stream's transport, with how far the stream got.
+    pub(crate) fn failed_read(&self, e: Error) -> Error {
+        with_context(e, self.delivered)
+    }
+
     /// The error of a stream that ended before its terminal event.
     fn early_end(&self) -> Error {
         let terminal = match self.kind {
@@ -398,11 +398,6 @@ impl<R> StreamDriver<R> {
 /// allowed). A chunk opens with `{`: that much tells it without a trim.
 fn is_done_marker(data: &str) -> bool {
     data.as_bytes().first() != Some(&b'{') && data.trim() == "[DONE]"
-}
-
-/// A failed read when the client gave no reading of its own (`io_errors`).
-fn io_failure(e: io::Error) -> Error {
-    Error::Network(e.to_string())
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ use std::io::{self, BufRead, BufReader, Cursor, Read};
 pub trait Buffered {
     /// The bytes read and not yet consumed (`fill_buf` hands them out without a read).
     fn buffered(&self) -> &[u8];
+    /// Whether `fill_buf` reads when nothing is buffered (a `BufReader`); a
+    /// reader that never does (bytes fed to it) lets `next_buffered` look for
+    /// the next line once, not twice.
+    const FILL_READS: bool = true;
 }
 
 impl<R: Read> Buffered for BufReader<R> {
@@ -26,6 +30,7 @@ impl<R: Read> Buffered for BufReader<R> {
 }
 
 impl<T: AsRef<[u8]>> Buffered for Cursor<T> {
+    const FILL_READS: bool = false;
     fn buffered(&self) -> &[u8] {
         let all = self.get_ref().as_ref();
         let at = usize::try_from(self.position()).map_or(all.len(), |p| p.min(all.len()));
@@ -88,6 +93,14 @@ struct Gathering {
 }
 
 impl<R> SseParser<R> {
+    pub fn reader(&self) -> &R {
+        &self.reader
+    }
+
+    pub fn reader_mut(&mut self) -> &mut R {
+        &mut self.reader
+    }
+
     /// Whether the stream ended inside an event (data gathered, no blank line
     /// after it), which was discarded: a cut, for the caller's error message.
     pub fn ended_inside_event(&self) -> bool {
@@ -121,30 +134,6 @@ impl<R: BufRead> SseParser<R> {
     pub fn max_event_bytes(mut self, limit: usize) -> Self {
         self.gathering.max_event = limit;
         self
-    }
-
-    /// Reads and drops what is left, up to `limit` bytes and until `until`; true
-    /// when the end was reached (so the connection under it can be reused). The
-    /// time bound is checked between reads: a server that trickles bytes cannot
-    /// hold the caller (each read is bounded by the reader's own timeout).
-    pub fn drain(&mut self, limit: usize, until: std::time::Instant) -> bool {
-        let mut left = limit;
-        loop {
-            if std::time::Instant::now() >= until {
-                return false;
-            }
-            let n = match self.reader.fill_buf() {
-                Ok([]) => return true,
-                Ok(buf) => buf.len(),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => return false,
-            };
-            if n > left {
-                return false;
-            }
-            left -= n;
-            self.reader.consume(n);
-        }
     }
 
     /// The next event, `Ok(None)` at the end of the stream.
@@ -197,6 +186,9 @@ impl<R: BufRead + Buffered> SseParser<R> {
     /// `next_buffered`) after it goes on exactly where this stopped. Mixed in any
     /// order with `next_into`, the events are those `next_into` alone gives.
     pub fn next_buffered(&mut self, out: &mut SseEvent) -> Result<Option<bool>, SseError> {
+        if !R::FILL_READS {
+            return self.next_in_buffer(out);
+        }
         while self.line_is_buffered() {
             // The line lies whole in the buffer: `fill_buf` hands it out without a read.
             if let Some(outcome) = self.line_in_place(out) {
@@ -215,6 +207,29 @@ impl<R: BufRead + Buffered> SseParser<R> {
             }
         }
         Ok(None)
+    }
+
+    /// `next_buffered` over a reader whose `fill_buf` never reads: the line is
+    /// taken where it lies, and only when it is not whole (or is the first or an
+    /// over-long one) is the buffer searched again.
+    fn next_in_buffer(&mut self, out: &mut SseEvent) -> Result<Option<bool>, SseError> {
+        loop {
+            if let Some(outcome) = self.line_in_place(out) {
+                if outcome? {
+                    return Ok(Some(true));
+                }
+                continue;
+            }
+            if !self.line_is_buffered() {
+                return Ok(None);
+            }
+            if self.read_line()?.is_none() {
+                return Ok(None); // not reached: the buffer holds a line end
+            }
+            if self.take_read_line(out)? {
+                return Ok(Some(true));
+            }
+        }
     }
 
     /// Whether the next line (its end included) lies in the reader's buffer.
