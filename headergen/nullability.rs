@@ -128,6 +128,17 @@ const RULES: &[Rule] = &[
     rule("gw_exchange_new", "out_exchange", &[Nullable, Nonnull]),
     rule("gw_exchange_new", "err_out", &[Nullable, Nullable]),
     rule("gw_exchange_step", "wait_ms", &[Nullable]),
+    rule("gw_exchange_new_image_edit_upload", "mask", &[Nullable]),
+    rule(
+        "gw_exchange_new_image_edit_upload",
+        "out_exchange",
+        &[Nullable, Nonnull],
+    ),
+    rule(
+        "gw_exchange_new_image_edit_upload",
+        "err_out",
+        &[Nullable, Nullable],
+    ),
     rule("gw_exchange_request", "out", &[Nonnull]),
     rule("gw_exchange_event", "out", &[Nonnull]),
     rule("gw_exchange_feed_head", "headers", &[Nullable]),

@@ -338,6 +338,34 @@ typedef int (*gw_event_cb)(const struct gw_event *event,
                            void *GW_NULLABLE user_data);
 
 /**
+ * A file given from memory for a multipart upload. gw reads it during the
+ * call only and never frees it.
+ *
+ * Set `struct_size` to `sizeof(gw_file)` before the other fields: it tells gw
+ * which version of the struct the caller was built with, so fields can be
+ * added at the end later. A size gw does not know is `GW_INVALID_ARGUMENT`.
+ */
+typedef struct gw_file {
+  /**
+   * Must be `sizeof(gw_file)`.
+   */
+  size_t struct_size;
+  /**
+   * The bytes; must not be NULL.
+   */
+  const uint8_t *data;
+  size_t len;
+  /**
+   * File name sent in the form, e.g. "photo.png"; NULL gives "image.png".
+   */
+  const char *GW_NULLABLE filename;
+  /**
+   * MIME type, e.g. "image/png"; NULL gives "application/octet-stream".
+   */
+  const char *GW_NULLABLE content_type;
+} gw_file;
+
+/**
  * One header: NUL-terminated name and value.
  */
 typedef struct gw_header {
@@ -389,34 +417,6 @@ typedef struct gw_request_view {
    */
   uint64_t connect_timeout_ms;
 } gw_request_view;
-
-/**
- * A file given from memory for a multipart upload. gw reads it during the
- * call only and never frees it.
- *
- * Set `struct_size` to `sizeof(gw_file)` before the other fields: it tells gw
- * which version of the struct the caller was built with, so fields can be
- * added at the end later. A size gw does not know is `GW_INVALID_ARGUMENT`.
- */
-typedef struct gw_file {
-  /**
-   * Must be `sizeof(gw_file)`.
-   */
-  size_t struct_size;
-  /**
-   * The bytes; must not be NULL.
-   */
-  const uint8_t *data;
-  size_t len;
-  /**
-   * File name sent in the form, e.g. "photo.png"; NULL gives "image.png".
-   */
-  const char *GW_NULLABLE filename;
-  /**
-   * MIME type, e.g. "image/png"; NULL gives "application/octet-stream".
-   */
-  const char *GW_NULLABLE content_type;
-} gw_file;
 
 /**
  * Receives one log line (`message`, valid during the call only) at `level`
@@ -794,6 +794,20 @@ int gw_exchange_new(const struct gw_client *client,
                     int flags,
                     struct gw_exchange *GW_NULLABLE *GW_NONNULL out_exchange,
                     char *GW_NULLABLE *GW_NULLABLE err_out);
+
+/**
+ * As `gw_exchange_new`, for POST /v1/images/edits as multipart/form-data
+ * (`gw_image_edit_upload`'s form: the fields of `request_json` as text parts,
+ * then `image` and, when not NULL, `mask` as file parts). The exchange keeps
+ * a copy of the encoded form (the files included), so the caller's buffers may
+ * be freed once this returns.
+ */
+int gw_exchange_new_image_edit_upload(const struct gw_client *client,
+                                      const char *request_json,
+                                      const struct gw_file *image,
+                                      const struct gw_file *GW_NULLABLE mask,
+                                      struct gw_exchange *GW_NULLABLE *GW_NONNULL out_exchange,
+                                      char *GW_NULLABLE *GW_NULLABLE err_out);
 
 /**
  * What the driver is to do next: one of the `GW_WANT_*` values, or

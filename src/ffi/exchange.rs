@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
+use crate::api::multipart::Form;
+use crate::api::ops;
 use crate::client::exchange::{Exchange, Spec, Want};
 use crate::error::{
     Error, GW_CANCELLED, GW_INVALID_ARGUMENT, GW_NETWORK, GW_OK, GW_TIMEOUT, GW_WOULD_BLOCK,
@@ -17,6 +19,7 @@ use super::chat::gw_event;
 use super::client::gw_client;
 use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, report};
+use super::images::{file_part, gw_file};
 use super::last_error::set_last_error;
 
 /// `gw_exchange_step`: send the request `gw_exchange_request` gives, then feed
@@ -183,14 +186,69 @@ pub unsafe extern "C" fn gw_exchange_new(
             .and_then(|spec| Exchange::new(&client, spec))
             .map_err(|e| client.failed(name, e))?
             .into_owned();
-        let boxed = Box::new(gw_exchange {
-            inner: exchange,
-            view: ViewBuffers::default(),
-            events: EventBuffers::default(),
-        });
-        args::put(out_exchange, Box::into_raw(boxed));
+        args::put(
+            out_exchange,
+            Box::into_raw(Box::new(gw_exchange::new(exchange))),
+        );
         Ok(())
     })
+}
+
+/// As `gw_exchange_new`, for POST /v1/images/edits as multipart/form-data
+/// (`gw_image_edit_upload`'s form: the fields of `request_json` as text parts,
+/// then `image` and, when not NULL, `mask` as file parts). The exchange keeps
+/// a copy of the encoded form (the files included), so the caller's buffers may
+/// be freed once this returns.
+#[no_mangle]
+pub unsafe extern "C" fn gw_exchange_new_image_edit_upload(
+    client: *const gw_client,
+    request_json: *const c_char,
+    image: *const gw_file,
+    mask: *const gw_file,
+    out_exchange: *mut *mut gw_exchange,
+    err_out: *mut *mut c_char,
+) -> c_int {
+    args::put(out_exchange, std::ptr::null_mut());
+    report(err_out, || {
+        if out_exchange.is_null() {
+            return Err(Error::invalid_param(
+                "out_exchange",
+                "out_exchange: must not be NULL",
+            ));
+        }
+        let client = args::client(client)?;
+        let op = &ops::IMAGE_EDIT_UPLOAD;
+        let spec = (|| {
+            let fields = args::json_value(request_json, "request_json")?;
+            let mut form = Form::from_fields(&fields)?;
+            let image = image
+                .as_ref()
+                .ok_or_else(|| Error::invalid_param("image", "image: must not be NULL"))?;
+            form.add_file(file_part(image, "image")?)?;
+            if let Some(mask) = mask.as_ref() {
+                form.add_file(file_part(mask, "mask")?)?;
+            }
+            Ok(Spec::multipart(&client, op, &[], &form)?.into_owned())
+        })();
+        let exchange = spec
+            .and_then(|spec| Exchange::new(&client, spec))
+            .map_err(|e| client.failed(op.name, e))?;
+        args::put(
+            out_exchange,
+            Box::into_raw(Box::new(gw_exchange::new(exchange))),
+        );
+        Ok(())
+    })
+}
+
+impl gw_exchange {
+    fn new(inner: Exchange<'static>) -> gw_exchange {
+        gw_exchange {
+            inner,
+            view: ViewBuffers::default(),
+            events: EventBuffers::default(),
+        }
+    }
 }
 
 /// The exchange behind a pointer, or the error a NULL one is.

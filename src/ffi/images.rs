@@ -80,7 +80,7 @@ pub unsafe extern "C" fn gw_image_edit_upload(
     })
 }
 
-unsafe fn file_part<'a>(file: &'a gw_file, field: &str) -> Result<FilePart<'a>, Error> {
+pub(crate) unsafe fn file_part<'a>(file: &'a gw_file, field: &str) -> Result<FilePart<'a>, Error> {
     // struct_size is the first field, so reading it is safe whatever version the
     // caller has; the other fields are read only once the size is known.
     let known = std::mem::size_of::<gw_file>();

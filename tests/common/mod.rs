@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod c_client;
+pub mod exchange_driver;
 
 use gw::{Client, Error, Options};
 use gw_mock::MockGateway;

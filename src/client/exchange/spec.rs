@@ -39,7 +39,7 @@ impl<'b> Spec<'b> {
         self.body.as_ref().map(|(ct, _)| &**ct)
     }
 
-    pub(super) fn into_owned(self) -> Spec<'static> {
+    pub(crate) fn into_owned(self) -> Spec<'static> {
         Spec {
             name: self.name,
             method: self.method,
