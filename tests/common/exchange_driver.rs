@@ -80,8 +80,11 @@ unsafe fn text(p: *const c_char) -> String {
     CStr::from_ptr(p).to_string_lossy().into_owned()
 }
 
+/// An answer's status, its headers and its body still to read.
+type Answer = (u16, Vec<(String, String)>, Body);
+
 /// Sends the request of `view` and reads the answer's head.
-unsafe fn send(view: &gw_request_view) -> std::io::Result<(u16, Vec<(String, String)>, Body)> {
+unsafe fn send(view: &gw_request_view) -> std::io::Result<Answer> {
     let url = text(view.url);
     let rest = url
         .strip_prefix("http://")
