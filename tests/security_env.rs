@@ -3,6 +3,7 @@
 //! the command), so no test calls set_var while other threads run; the mock
 //! lives in the parent and the child reaches it over loopback.
 
+use std::ffi::OsStr;
 use std::net::TcpListener;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,8 +36,9 @@ fn is_child() -> bool {
 }
 
 /// Runs test `name` again in a child with exactly `env` (on top of a
-/// cleaned environment) and asserts it passed.
-fn run_in_child(name: &str, env: &[(&str, String)]) {
+/// cleaned environment) and asserts it passed. Values may be any OS string
+/// (a variable that is not UTF-8).
+fn run_in_child<V: AsRef<OsStr>>(name: &str, env: &[(&str, V)]) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([name, "--exact", "--nocapture", "--test-threads=1"]);
     for var in CLEARED {
@@ -53,6 +55,39 @@ fn run_in_child(name: &str, env: &[(&str, String)]) {
         out.status.success() && stdout.contains("1 passed"),
         "child {name} failed:\n{stdout}\n{stderr}"
     );
+}
+
+/// The child's side of a refusal: creating the client fails as bad input,
+/// and the message names each of `names`.
+fn client_is_refused_naming(names: &[&str]) {
+    let e = Client::new(options(json!({}))).unwrap_err();
+    assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
+    for name in names {
+        assert!(e.to_string().contains(name), "names {name}: {e}");
+    }
+}
+
+/// The child's side of a call that must work: the client builds and chats.
+fn client_chats(why: &str) {
+    let c = Client::new(options(json!({}))).expect(why);
+    c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
+}
+
+/// A call that NO_PROXY sends past `proxy_var` (a proxy that counts
+/// connections, of `scheme`), straight to the mock.
+fn no_proxy_goes_direct(test: &str, proxy_var: &str, scheme: &str, no_proxy: &str) {
+    let mock = MockGateway::start();
+    let (proxy, connections) = counting_listener();
+    run_in_child(
+        test,
+        &[
+            ("GW_BASE_URL", mock.url()),
+            (proxy_var, format!("{scheme}://{proxy}")),
+            ("NO_PROXY", no_proxy.into()),
+        ],
+    );
+    assert_eq!(mock.request_count(), 1, "NO_PROXY's 127.0.0.1 went direct");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
 }
 
 fn var(name: &str) -> String {
@@ -90,10 +125,7 @@ fn counting_listener() -> (String, Arc<AtomicUsize>) {
 fn a_socks_proxy_from_the_environment_is_refused_never_bypassed() {
     if is_child() {
         // ALL_PROXY=socks5://... : creating the client fails, naming the variable.
-        let e = Client::new(options(json!({}))).unwrap_err();
-        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
-        assert!(e.to_string().contains("ALL_PROXY"), "{e}");
-        assert!(e.to_string().contains("SOCKS"), "{e}");
+        client_is_refused_naming(&["ALL_PROXY", "SOCKS"]);
         return;
     }
     let mock = MockGateway::start();
@@ -115,10 +147,7 @@ const EXPECT_VAR: &str = "GW_SECURITY_ENV_EXPECT_VAR";
 #[test]
 fn an_unparsable_proxy_variable_is_refused_naming_it_never_bypassed() {
     if is_child() {
-        let e = Client::new(options(json!({}))).unwrap_err();
-        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
-        let named = var(EXPECT_VAR);
-        assert!(e.to_string().contains(&named), "names {named}: {e}");
+        client_is_refused_naming(&[&var(EXPECT_VAR)]);
         return;
     }
     let mock = MockGateway::start();
@@ -167,10 +196,7 @@ fn an_unparsable_proxy_variable_is_refused_naming_it_never_bypassed() {
 fn proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them() {
     use std::os::unix::ffi::OsStrExt;
     if is_child() {
-        let e = Client::new(options(json!({}))).unwrap_err();
-        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
-        let named = var(EXPECT_VAR);
-        assert!(e.to_string().contains(&named), "names {named}: {e}");
+        client_is_refused_naming(&[&var(EXPECT_VAR)]);
         return;
     }
     let mock = MockGateway::start();
@@ -188,29 +214,17 @@ fn proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them() {
             Some(format!("http://{proxy}")),
         ),
     ] {
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ]);
-        for v in CLEARED {
-            cmd.env_remove(v);
-        }
-        cmd.env(CHILD, "1")
-            .env("GW_BASE_URL", mock.url())
-            .env(EXPECT_VAR, var)
-            .env(var, value);
+        let mut env = vec![
+            ("GW_BASE_URL", mock.url().into()),
+            (EXPECT_VAR, var.into()),
+            (var, value),
+        ];
         if let Some(p) = proxy_var {
-            cmd.env("HTTP_PROXY", p);
+            env.push(("HTTP_PROXY", p.into()));
         }
-        let out = cmd.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && stdout.contains("1 passed"),
-            "{var}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
+        run_in_child::<std::ffi::OsString>(
+            "proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them",
+            &env,
         );
     }
     assert_eq!(mock.request_count(), 0, "nothing went direct");
@@ -220,43 +234,27 @@ fn proxy_and_no_proxy_variables_that_are_not_utf8_are_refused_naming_them() {
 #[test]
 fn no_proxy_entries_are_trimmed_as_curl_reads_them() {
     if is_child() {
-        let c = Client::new(options(json!({}))).expect("the proxy and NO_PROXY parse");
-        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
-        return;
+        return client_chats("the proxy and NO_PROXY parse");
     }
-    let mock = MockGateway::start();
-    let (proxy, connections) = counting_listener();
-    run_in_child(
+    no_proxy_goes_direct(
         "no_proxy_entries_are_trimmed_as_curl_reads_them",
-        &[
-            ("GW_BASE_URL", mock.url()),
-            ("HTTP_PROXY", format!("http://{proxy}")),
-            ("NO_PROXY", "example.com, 127.0.0.1 ,".into()),
-        ],
+        "HTTP_PROXY",
+        "http",
+        "example.com, 127.0.0.1 ,",
     );
-    assert_eq!(mock.request_count(), 1, "NO_PROXY's 127.0.0.1 went direct");
-    assert_eq!(connections.load(Ordering::SeqCst), 0);
 }
 
 #[test]
 fn no_proxy_lets_a_host_bypass_a_socks_proxy_on_purpose() {
     if is_child() {
-        let c = Client::new(options(json!({}))).expect("NO_PROXY covers the gateway");
-        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
-        return;
+        return client_chats("NO_PROXY covers the gateway");
     }
-    let mock = MockGateway::start();
-    let (socks, connections) = counting_listener();
-    run_in_child(
+    no_proxy_goes_direct(
         "no_proxy_lets_a_host_bypass_a_socks_proxy_on_purpose",
-        &[
-            ("GW_BASE_URL", mock.url()),
-            ("ALL_PROXY", format!("socks5://{socks}")),
-            ("NO_PROXY", "127.0.0.1".into()),
-        ],
+        "ALL_PROXY",
+        "socks5",
+        "127.0.0.1",
     );
-    assert_eq!(mock.request_count(), 1);
-    assert_eq!(connections.load(Ordering::SeqCst), 0);
 }
 
 #[test]
@@ -285,9 +283,7 @@ fn plain_http_to_loopback_through_a_remote_env_proxy_is_refused() {
 #[test]
 fn ssl_cert_file_adds_a_trust_anchor() {
     if is_child() {
-        let c = Client::new(options(json!({}))).expect("SSL_CERT_FILE is readable");
-        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
-        return;
+        return client_chats("SSL_CERT_FILE is readable");
     }
     let ca = TestCa::new("gw test CA (SSL_CERT_FILE)");
     let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
@@ -303,9 +299,7 @@ fn ssl_cert_file_adds_a_trust_anchor() {
 #[test]
 fn ssl_cert_dir_adds_trust_anchors() {
     if is_child() {
-        let c = Client::new(options(json!({}))).expect("SSL_CERT_DIR is readable");
-        c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
-        return;
+        return client_chats("SSL_CERT_DIR is readable");
     }
     let ca = TestCa::new("gw test CA (SSL_CERT_DIR)");
     let mock = MockGateway::start_tls(&ca.server(&["127.0.0.1"]));
@@ -328,9 +322,7 @@ fn ssl_cert_dir_adds_trust_anchors() {
 #[test]
 fn an_unreadable_ssl_cert_file_is_named_and_an_option_wins_over_it() {
     if is_child() {
-        let e = Client::new(options(json!({}))).unwrap_err();
-        assert_eq!(e.status(), GW_INVALID_ARGUMENT, "{e}");
-        assert!(e.to_string().contains("SSL_CERT_FILE"), "{e}");
+        client_is_refused_naming(&["SSL_CERT_FILE"]);
         // ca_pem given: the environment is not consulted.
         let c = Client::new(options(json!({"ca_pem": var("GW_TEST_CA_PEM")}))).unwrap();
         c.call(&ops::CHAT, &[], Some(&chat())).unwrap();
