@@ -36,13 +36,17 @@ VERIFIER_GROUP, VERIFIER_ARTIFACT, VERIFIER_CRATE = "rustls", "rustls-platform-v
 VERIFIER_REPOSITORY = "https://github.com/rustls/rustls-platform-verifier/raw/maven-archive/android-release-support/maven/"
 
 
-def load_alignments(path):
-    """The p_align of every PT_LOAD segment of an ELF file (32 or 64-bit, either endian)."""
+def elf(path):
+    """An ELF file's bytes, whether it is 64-bit, and its byte order for struct."""
     data = Path(path).read_bytes()
     if data[:4] != b"\x7fELF":
         raise ValueError(f"{path}: not an ELF file")
-    is64 = data[4] == 2
-    end = "<" if data[5] == 1 else ">"
+    return data, data[4] == 2, "<" if data[5] == 1 else ">"
+
+
+def load_alignments(path):
+    """The p_align of every PT_LOAD segment of an ELF file (32 or 64-bit, either endian)."""
+    data, is64, end = elf(path)
     if is64:
         phoff, = struct.unpack_from(end + "Q", data, 0x20)
         phentsize, phnum = struct.unpack_from(end + "HH", data, 0x36)
@@ -67,11 +71,7 @@ JNI_ENTRY = "Java_dev_gw_GwAndroid_nativeInit"
 
 def dynamic_symbols(path):
     """Names of the defined global/weak symbols of an ELF file's .dynsym (what dlsym finds)."""
-    data = Path(path).read_bytes()
-    if data[:4] != b"\x7fELF":
-        raise ValueError(f"{path}: not an ELF file")
-    is64 = data[4] == 2
-    end = "<" if data[5] == 1 else ">"
+    data, is64, end = elf(path)
     if is64:
         shoff, = struct.unpack_from(end + "Q", data, 0x28)
         shentsize, shnum = struct.unpack_from(end + "HH", data, 0x3A)
