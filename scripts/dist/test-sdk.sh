@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test-dist, C/C++ part (run by scripts/test-dist.sh, which set PATH, GW_BASE_URL and
-# GW_DIST_WORK): each SDK archive unpacked into a folder of its own, tests/dist/c built with
+# GW_DIST_WORK): each SDK archive unpacked into a folder of its own, tests/dist/c/consumer.c built with
 # `pkg-config gw` / `gw-static` and with CMake find_package(gw) (gw::gw, gw::gw_static), and
-# tests/dist/cpp (gw::cpp, gw::cpp_static) on x86_64; every program run against gw-mock, the
+# tests/dist/cpp/consumer.cpp (gw::cpp, gw::cpp_static) on x86_64, both through tests/dist/CMakeLists.txt;
+# every program run against gw-mock, the
 # aarch64 ones cross-built and run under qemu-aarch64.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -56,12 +57,12 @@ for platform in linux-x86_64 linux-aarch64; do
     for linked in shared static; do
         static=OFF
         [ "$linked" = shared ] || static=ON
-        cmake -S tests/dist/c -B "$dir/cmake-$linked" -DCMAKE_PREFIX_PATH="$sdk" -DGW_STATIC=$static \
+        cmake -S tests/dist -B "$dir/cmake-$linked" -DGW_LANG=C -DCMAKE_PREFIX_PATH="$sdk" -DGW_STATIC=$static \
             "${cmake_cross[@]}" >"$dir/cmake-$linked.log" || { cat "$dir/cmake-$linked.log"; fail "cmake ($linked)"; }
         cmake --build "$dir/cmake-$linked" >>"$dir/cmake-$linked.log" || { cat "$dir/cmake-$linked.log"; fail "build ($linked)"; }
         check "$dir/cmake-$linked/consumer" "$linked"
         if [ "$platform" = linux-x86_64 ]; then
-            cmake -S tests/dist/cpp -B "$dir/cpp-$linked" -DCMAKE_PREFIX_PATH="$sdk" -DGW_STATIC=$static \
+            cmake -S tests/dist -B "$dir/cpp-$linked" -DGW_LANG=CXX -DCMAKE_PREFIX_PATH="$sdk" -DGW_STATIC=$static \
                 >"$dir/cpp-$linked.log" || { cat "$dir/cpp-$linked.log"; fail "cmake C++ ($linked)"; }
             cmake --build "$dir/cpp-$linked" >>"$dir/cpp-$linked.log" || { cat "$dir/cpp-$linked.log"; fail "build C++ ($linked)"; }
             check "$dir/cpp-$linked/consumer_cpp" "$linked"
