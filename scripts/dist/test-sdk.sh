@@ -2,9 +2,9 @@
 # test-dist, C/C++ part (run by scripts/test-dist.sh, which set PATH, GW_BASE_URL and
 # GW_DIST_WORK): each SDK archive unpacked into a folder of its own, tests/dist/c/consumer.c built with
 # `pkg-config gw` / `gw-static` and with CMake find_package(gw) (gw::gw, gw::gw_static), and
-# tests/dist/cpp/consumer.cpp (gw::cpp, gw::cpp_static) on x86_64, both through tests/dist/CMakeLists.txt;
-# every program run against gw-mock, the
-# aarch64 ones cross-built and run under qemu-aarch64.
+# tests/dist/cpp/consumer.cpp (gw::cpp, gw::cpp_static) on x86_64, both through
+# tests/dist/CMakeLists.txt; every program run against gw-mock, the aarch64 ones cross-built
+# and run under qemu-aarch64.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/dist/lib.sh
