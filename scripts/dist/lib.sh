@@ -1,5 +1,8 @@
 # Sourced by scripts/dist/*.sh and scripts/test-dist.sh.
 
+# A failure of a test-dist part: each test-*.sh names its part (dist_part=go) before sourcing.
+fail() { echo "test-dist[${dist_part:-dist}]: $*" >&2; exit 1; }
+
 # The crate's version (Cargo.toml), which every artifact of a release carries.
 gw_version() { sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1; }
 

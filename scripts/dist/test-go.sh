@@ -10,6 +10,7 @@
 # The program is bindings/go/testdata/outside/main.go (one chat and one stream).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+dist_part=go
 source scripts/dist/lib.sh
 
 module="$(sed -n 's/^module //p' bindings/go/go.mod)"
@@ -18,7 +19,6 @@ sdk="$GW_DIST_WORK/sdk-linux-x86_64/gw-$(gw_version)-linux-x86_64"
 app="$GW_DIST_WORK/go-app"
 mkdir -p "$app"
 cp bindings/go/testdata/outside/main.go "$app/"
-fail() { echo "test-dist[go]: $*" >&2; exit 1; }
 
 export GOMODCACHE="$GW_DIST_WORK/go-modcache" GOPATH="$GW_DIST_WORK/go-path"
 export GOPROXY="file://$PWD/target/dist/goproxy" GOSUMDB=off GOTOOLCHAIN=local GOFLAGS=-mod=mod

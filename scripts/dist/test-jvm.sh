@@ -9,13 +9,13 @@
 # version) on LD_LIBRARY_PATH, which must not be loaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+dist_part=jvm
 source scripts/dist/lib.sh
 
 version="$(gw_version)"
 dist_repo="$PWD/target/dist/maven"
 work="$GW_DIST_WORK/jvm"
 local_repo="$work/m2-local"
-fail() { echo "test-dist[jvm]: $*" >&2; exit 1; }
 mkdir -p "$work/stale" "$local_repo"
 unset LD_LIBRARY_PATH JAVA_TOOL_OPTIONS
 

@@ -7,11 +7,11 @@
 # and run under qemu-aarch64.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+dist_part=sdk
 source scripts/dist/lib.sh
 
 version="$(gw_version)"
 repo="$PWD"
-fail() { echo "test-dist[sdk]: $*" >&2; exit 1; }
 
 # The archives as downloaded match the checksums published beside them.
 (cd target/dist && sha256sum --quiet -c SHA256SUMS) || fail "target/dist/SHA256SUMS does not match the archives"

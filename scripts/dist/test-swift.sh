@@ -27,11 +27,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
+dist_part=swift
 source scripts/dist/lib.sh
 source scripts/lib/server-process.sh
 
 say() { echo "test-dist[swift]: $*"; }
-fail() { echo "test-dist[swift]: $*" >&2; exit 1; }
 skip() { say "SKIPPED: $*"; [ -z "${GW_DIST_SKIPS:-}" ] || echo "swift: $*" >>"$GW_DIST_SKIPS"; exit 0; }
 
 SWIFT="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
