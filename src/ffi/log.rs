@@ -8,6 +8,7 @@ use crate::log::{self, Level};
 
 use super::args;
 use super::guard::catch;
+use super::user_data::UserData;
 
 /// Error: a call failed.
 pub const GW_LOG_ERROR: c_int = 1;
@@ -33,19 +34,6 @@ pub const GW_LOG_TRACE: c_int = 5;
 /// wrapper in bindings/cpp does this for its users).
 pub type gw_log_cb =
     Option<unsafe extern "C" fn(level: c_int, message: *const c_char, user_data: *mut c_void)>;
-
-/// The user data pointer, handed back as given; gw never reads it.
-struct UserData(*mut c_void);
-// SAFETY: gw only passes the pointer back to the caller's callback.
-unsafe impl Send for UserData {}
-unsafe impl Sync for UserData {}
-
-impl UserData {
-    // A method (not `.0`) so closures capture the whole Send + Sync wrapper.
-    fn get(&self) -> *mut c_void {
-        self.0
-    }
-}
 
 /// Sets the process-wide logger: one line per request attempt, retry (with the
 /// reason and the delay), redirect, stream end and failure, at most

@@ -26,6 +26,7 @@ mod observe;
 mod op;
 mod request;
 mod stream;
+mod user_data;
 mod vendor;
 mod video;
 mod wait;

@@ -9,6 +9,7 @@ use crate::{AttemptEvent, AttemptPhase, CallOptions, Observer};
 
 use super::args;
 use super::client::{gw_client, hand_out_into};
+use super::user_data::UserData;
 
 /// `gw_attempt.phase` of an attempt about to be sent.
 pub const GW_ATTEMPT_START: c_int = 0;
@@ -54,20 +55,6 @@ pub struct gw_attempt {
 /// `longjmp` out, or unwind (a Rust panic, a foreign exception) across gw.
 pub type gw_attempt_cb =
     Option<unsafe extern "C" fn(attempt: *const gw_attempt, user_data: *mut c_void)>;
-
-/// The user data pointer, handed back as given; gw never reads it.
-struct UserData(*mut c_void);
-// SAFETY: gw only hands the pointer back to the caller's callback; what it points
-// to and its thread rules are the caller's (as for every callback's user data).
-unsafe impl Send for UserData {}
-unsafe impl Sync for UserData {}
-
-impl UserData {
-    // A method, not `.0`: a closure using `.0` would capture the bare (non-Send) field.
-    fn get(&self) -> *mut c_void {
-        self.0
-    }
-}
 
 fn observer(
     cb: unsafe extern "C" fn(*const gw_attempt, *mut c_void),
