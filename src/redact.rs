@@ -96,7 +96,7 @@ pub(crate) fn value(v: Value, secret: &str) -> Value {
     if secret.is_empty() {
         return v;
     }
-    walk(v, secret, &mut false)
+    walk(v, secret)
 }
 
 /// A cheap first look: the secret in plain (any case), or something encoded that may spell it.
@@ -180,20 +180,15 @@ fn hex(digits: &[u8]) -> Option<u32> {
         .try_fold(0u32, |n, d| Some(n * 16 + char::from(*d).to_digit(16)?))
 }
 
-fn walk(v: Value, secret: &str, changed: &mut bool) -> Value {
+fn walk(v: Value, secret: &str) -> Value {
     match v {
-        Value::String(s) => Value::String(fix(s, secret, changed)),
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .map(|i| walk(i, secret, changed))
-                .collect(),
-        ),
+        Value::String(s) => Value::String(fix(s, secret)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|i| walk(i, secret)).collect()),
         Value::Object(map) => {
             let mut out = serde_json::Map::with_capacity(map.len());
             for (k, item) in map {
-                let k = fix(k, secret, changed);
-                let item = walk(item, secret, changed);
+                let k = fix(k, secret);
+                let item = walk(item, secret);
                 out.insert(k, item);
             }
             Value::Object(out)
@@ -203,9 +198,8 @@ fn walk(v: Value, secret: &str, changed: &mut bool) -> Value {
 }
 
 /// One decoded JSON string (a value or a key) with the secret taken out.
-fn fix(s: String, secret: &str, changed: &mut bool) -> String {
+fn fix(s: String, secret: &str) -> String {
     if holds(&s, secret) {
-        *changed = true;
         text(s, secret)
     } else {
         s
