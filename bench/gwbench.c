@@ -30,37 +30,7 @@
 #include "measure.h"
 #include "rawhttp.h"
 
-int g_port;
-
-_Noreturn void fail(const char *what) {
-    fprintf(stderr, "gwbench: %s\n", what);
-    exit(1);
-}
-
-void check(int status, char *out, const char *what) {
-    if (status == GW_OK) {
-        gw_free(out);
-        return;
-    }
-    fprintf(stderr, "gwbench: %s: %s (%d): %s\n  answer: %s\n", what, gw_status_str(status),
-            status, gw_last_error(), out ? out : "(none)");
-    exit(1);
-}
-
-gw_client *bench_client_with(const char *extra) {
-    char opts[512];
-    snprintf(opts, sizeof opts,
-             "{\"base_url\":\"http://127.0.0.1:%d\",\"api_key\":\"bench-key\"%s%s}", g_port,
-             extra ? "," : "", extra ? extra : "");
-    gw_client *c = gw_client_new_with_options(opts);
-    if (!c) {
-        fprintf(stderr, "gwbench: gw_client_new_with_options: %s\n", gw_last_error());
-        exit(1);
-    }
-    return c;
-}
-
-gw_client *bench_client(void) { return bench_client_with(NULL); }
+const char *const g_program = "gwbench";
 
 long long server_accepted(void) {
     struct rh_bytes b = {0};

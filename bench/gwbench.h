@@ -12,6 +12,10 @@
 /* The load server's port. */
 extern int g_port;
 
+/* The program's name, for its error messages (each main file defines it). gwcheck.c holds
+ * the functions below up to `fail`. */
+extern const char *const g_program;
+
 /* A client on the load server with gw's default options (timeouts and retries as a user
  * leaves them). Exits on failure. */
 gw_client *bench_client(void);

@@ -20,34 +20,7 @@
 #include "bodies.h"
 #include "gwbench.h"
 
-int g_port;
-
-_Noreturn void fail(const char *what) {
-    fprintf(stderr, "gwinstr: %s\n", what);
-    exit(1);
-}
-
-void check(int status, char *out, const char *what) {
-    if (status == GW_OK) {
-        gw_free(out);
-        return;
-    }
-    fprintf(stderr, "gwinstr: %s: %s (%d): %s\n  answer: %s\n", what, gw_status_str(status),
-            status, gw_last_error(), out ? out : "(none)");
-    exit(1);
-}
-
-static gw_client *client_on_load_server(void) {
-    char opts[256];
-    snprintf(opts, sizeof opts, "{\"base_url\":\"http://127.0.0.1:%d\",\"api_key\":\"bench-key\"}",
-             g_port);
-    gw_client *c = gw_client_new_with_options(opts);
-    if (!c) {
-        fprintf(stderr, "gwinstr: gw_client_new_with_options: %s\n", gw_last_error());
-        exit(1);
-    }
-    return c;
-}
+const char *const g_program = "gwinstr";
 
 static void chat_n(gw_client *client, const char *req, long long n) {
     for (long long i = 0; i < n; i++) {
@@ -96,7 +69,7 @@ int main(int argc, char **argv) {
     g_port = (int)arg_num(argc, argv, "port", 0);
     long long n = arg_num(argc, argv, "n", -1);
     if (g_port <= 0 || n < 0) fail("usage: gwinstr call|stream|bigtext|bigimage port=P n=N");
-    gw_client *client = client_on_load_server();
+    gw_client *client = bench_client();
     if (strcmp(mode, "call") == 0 || strcmp(mode, "bigtext") == 0 ||
         strcmp(mode, "bigimage") == 0) {
         char small[256];

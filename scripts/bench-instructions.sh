@@ -32,7 +32,7 @@ cc "${cflags[@]}" bench/loadserver.c bench/loadserver_routes.c bench/chunked.c b
     -o "$LOADSERVER"
 ln -sf "$lib_dir/libgw.so" "$out/libgw.so.0"
 ln -sf "$lib_dir/libgw.so" "$out/libgw.so"
-cc "${cflags[@]}" -Iinclude bench/gwinstr.c bench/bodies.c -o "$out/gwinstr" \
+cc "${cflags[@]}" -Iinclude bench/gwinstr.c bench/bodies.c bench/gwcheck.c -o "$out/gwinstr" \
     -L"$out" -lgw -Wl,-rpath,"$PWD/$out"
 start_loadserver
 

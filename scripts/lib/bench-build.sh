@@ -29,6 +29,6 @@ bench_build() {
     [ -n "$soname" ] && [ "$soname" != libgw.so ] && ln -sf "$lib_dir/libgw.so" "$under/$soname"
     GWBENCH="$under/gwbench"
     cc "${bench_cflags[@]}" -I"$header_dir" bench/gwbench.c bench/gwbench_stream.c \
-        bench/gwbench_scale.c bench/gwbench_upload.c bench/gwbench_bigbody.c bench/bodies.c "${common_c[@]}" -o "$GWBENCH" \
+        bench/gwbench_scale.c bench/gwbench_upload.c bench/gwbench_bigbody.c bench/bodies.c bench/gwcheck.c "${common_c[@]}" -o "$GWBENCH" \
         -L"$under" -lgw -Wl,-rpath,"$under"
 }
