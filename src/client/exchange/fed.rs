@@ -26,7 +26,7 @@ pub(crate) struct Fed {
 }
 
 /// The most one read of the built-in driver asks for.
-const READ_SIZE: usize = 16 * 1024;
+const READ_SIZE: usize = 8 * 1024;
 
 impl Fed {
     pub(crate) fn new(max_line: usize) -> Fed {
