@@ -5,7 +5,7 @@
 # language, `conformance <language>: P passed, F failed, S skipped`, then a table of the
 # cases that failed anywhere. A language whose toolchain is absent says so and counts every
 # case as skipped; a runner that breaks counts every case as failed. Then scripts/parity.py
-# --check: a verb missing in a binding, or a stale README table, fails it too. Expects
+# --check: a verb missing in a binding, or a stale table in docs/testing.md, fails it too. Expects
 # `make build`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -170,6 +170,6 @@ PY
 status=$?
 for language in "${!absent[@]}"; do echo "conformance $language skipped: ${absent[$language]}"; done
 # Parity: every verb of the corpus (and the API's others) in every binding's public API, and
-# README's generated table up to date (scripts/parity.py).
+# the generated table in docs/testing.md up to date (scripts/parity.py).
 python3 scripts/parity.py --check || status=1
 exit "$status"

@@ -5,8 +5,8 @@ The verbs are those the conformance corpus uses (conformance/cases) plus the one
 cannot drive against the mock as JSON (imageEditUpload, the vendor operations). Each
 binding's name for a verb follows its language's convention (gw_chat_stream, try_chat_stream,
 ChatStream, chatStream) and is looked up as a definition in that binding's public sources.
-`--write` puts the table in README.md between the parity markers; `--check` (make test,
-through scripts/conformance.sh) fails when a verb is missing in a binding or the README's
+`--write` puts the table in docs/testing.md between the parity markers; `--check` (make test,
+through scripts/conformance.sh) fails when a verb is missing in a binding or that file's
 table is not the one these sources give.
 """
 import json
@@ -21,6 +21,8 @@ EXTRA_VERBS = [
 ]
 LANGUAGES = ["rust", "c", "cpp", "go", "kotlin", "java", "swift"]
 BEGIN, END = "<!-- parity:begin -->", "<!-- parity:end -->"
+# The file that holds the table (docs/ is the reference; README.md stays a newcomer's page).
+TABLE_FILE = "docs/testing.md"
 
 
 def snake(verb):
@@ -131,18 +133,18 @@ def main():
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     rows = table()
     rendered = render(rows)
-    readme = open("README.md", encoding="utf-8").read()
+    readme = open(TABLE_FILE, encoding="utf-8").read()
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
-        sys.exit(f"parity: README.md has no {BEGIN} ... {END} section")
+        sys.exit(f"parity: {TABLE_FILE} has no {BEGIN} ... {END} section")
     fresh = readme[: start + len(BEGIN)] + "\n" + rendered + "\n" + readme[end:]
     if sys.argv[1:] == ["--write"]:
-        open("README.md", "w", encoding="utf-8").write(fresh)
+        open(TABLE_FILE, "w", encoding="utf-8").write(fresh)
     missing = [(verb, l) for verb, names in rows for l in LANGUAGES if not names[l]]
     for verb, l in missing:
         print(f"parity: {l} has no {verb}")
     if fresh != readme:
-        print("parity: README.md's table is stale; run scripts/parity.py --write")
+        print(f"parity: {TABLE_FILE}'s table is stale; run scripts/parity.py --write")
     print(f"parity: {len(rows)} verbs x {len(LANGUAGES)} languages, {len(missing)} missing")
     sys.exit(1 if missing or fresh != readme else 0)
 
