@@ -2,7 +2,8 @@
 # The C suite (tests/c): built against include/gw.h with -Wall -Wextra -Werror, linked once
 # with libgw.so and once with libgw.a; both run against one gw-mock, and the shared build
 # runs again under valgrind (no leak, no memory error). Every run happens even when an
-# earlier one fails, so one pass shows everything. The C examples run too (under valgrind).
+# earlier one fails, so one pass shows everything. The C examples run too (under valgrind),
+# and the C of README.md and docs/ (scripts/doc-snippets.sh).
 # Expects `make build` to have run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +57,7 @@ fi
 # The C examples (examples/*.c) as `make demo` builds them, run against the mock under
 # valgrind. chat_stream gets the model name from issue 22 that used to inject a field
 # ("temperature": 9, refused): quoted with gw_json_quote, it is one model name.
-echo "test-c: examples/*.c and the README's quick start, given text that would inject a field"
+echo "test-c: examples/*.c, given text that would inject a field"
 injection='m", "temperature": 9, "x": "'
 examples_ok=1
 for example in chat_stream image video; do
@@ -70,21 +71,15 @@ for example in chat_stream image video; do
         examples_ok=0
     fi
 done
-# The README's C quick start, run with a prompt that would inject a field unquoted.
-sed -n '/^## Quick start (C)/,/^```$/p' README.md | sed '1,/^```c$/d; $d' >"$out/quick_start.c"
-if cc -Wall -Wextra -Werror -std=c11 -Iinclude "$out/quick_start.c" -o "$out/quick_start" \
-        -L"$lib" -lgw -Wl,-rpath,"$PWD/$lib" &&
-    GW_BASE_URL="$MOCK_URL" GW_API_KEY=sk-test "$out/quick_start" "$injection" \
-        >"$out/quick_start.log" 2>&1; then
-    grep -qF "Echo: $injection" "$out/quick_start.log" || examples_ok=0
-else
-    cat "$out/quick_start.log" >&2
-    examples_ok=0
-fi
 grep -q '^usage: {' "$out/chat_stream.log" || examples_ok=0
 grep -q '^image: http' "$out/image.log" || examples_ok=0
 grep -q '^video: http' "$out/video.log" || examples_ok=0
-[ "$examples_ok" -eq 1 ] || { cat "$out"/{chat_stream,image,video,quick_start}.log >&2; failed+=(examples); }
+[ "$examples_ok" -eq 1 ] || { cat "$out"/{chat_stream,image,video}.log >&2; failed+=(examples); }
+
+# The C in the documentation: README.md's quick start built, run and its output compared
+# (a quoted injection included), docs/drivers.md's loop compiled (scripts/doc-snippets.sh).
+echo "test-c: the C of README.md and docs/"
+scripts/doc-snippets.sh "$out/doc-snippets" || failed+=(doc-snippets)
 
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "test-c: FAILED: ${failed[*]}" >&2
