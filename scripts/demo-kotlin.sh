@@ -18,6 +18,11 @@ if why="$(maven_unreachable)"; then
     exit 0
 fi
 
+# Maven 3.8 (its Jansi 2) writes a colour reset, ESC[0m, before and after its output even in
+# batch mode and into a pipe: the programs' lines would show a stray `[0m`. Without the reset
+# (jansi.noreset) Maven prints only what the programs print; java-quickstart.sh inherits it.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
+
 echo
 echo "== bindings/kotlin/examples (QuickStart.kt)"
 mvn -B -q -f bindings/kotlin/pom.xml install -DskipTests </dev/null
