@@ -36,7 +36,7 @@ build:
 
 # target/dist/: what a release publishes (Go module as a GOPROXY folder, Maven repository
 # folder, C/C++ SDK archives) for linux x86_64 and aarch64, with the size-minded `dist` cargo
-# profile; installs its tools first (scripts/ci/install-dist.sh). README "Install".
+# profile; installs its tools first (scripts/ci/install-dist.sh). docs/install.md.
 dist:
 	scripts/ci/install-dist.sh
 	scripts/dist.sh
@@ -55,7 +55,7 @@ vendor:
 
 # Prints figures, asserts nothing: gw through its C ABI against a load server beside a
 # raw-socket floor (one table, scripts/bench.sh), then the in-process figures (SSE parsing,
-# validation, round trips to gw-mock). GW_BENCH_LIB_DIR / GW_BENCH_QUICK: see README.
+# validation, round trips to gw-mock). GW_BENCH_LIB_DIR / GW_BENCH_QUICK: see docs/performance.md.
 bench: build
 	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make dist: everything a release publishes, built from this checkout into target/dist/
-# (README "Install"):
+# (docs/install.md):
 #   natives/<platform>/        libgw.so and libgw.a per platform (scripts/dist/natives.sh)
 #   notices/                   gw's licenses and the third-party notices every artifact below
 #                              carries (scripts/dist/notices.py)

@@ -236,7 +236,7 @@ pub static GENERATE_CONTENT: Operation = Operation {
     )
 };
 
-/// Every operation, for `gw_request`'s lookup and for the README table.
+/// Every operation, for `gw_request`'s lookup and for the table in docs/endpoints.md.
 pub static ALL: &[&Operation] = &[
     &CHAT,
     &RESPONSES,

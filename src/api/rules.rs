@@ -1,5 +1,5 @@
 //! The documented limits, one table per endpoint (the API document's
-//! endpoint tables and its Limits section). The README lists them too.
+//! endpoint tables and its Limits section). docs/endpoints.md lists them too.
 //!
 //! What is refused is what is certainly wrong: wrong types, documented numeric
 //! ranges, missing required fields, sizes over caps. An enum value outside the

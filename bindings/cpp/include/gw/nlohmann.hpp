@@ -86,7 +86,7 @@ public:
     // From a struct or options JSON text; throws gw::Error on bad options.
     explicit JsonClient(const ClientOptions& options) : c_(options) {}
     explicit JsonClient(std::string_view options_json) : c_(options_json) {}
-    // Options as a json object (every key of the main README's option table).
+    // Options as a json object (every key of the option table in docs/c-api.md).
     explicit JsonClient(const ::nlohmann::json& options) : c_(options.dump()) {}
     explicit JsonClient(Client client) noexcept : c_(std::move(client)) {}
 
