@@ -98,6 +98,7 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 	if ctx.Done() != nil {
 		k.stop = context.AfterFunc(ctx, func() { k.cancel(ctx.Err()) })
 	}
+	callStarted()
 	return k, nil
 }
 
@@ -223,6 +224,7 @@ func (k *call) end() {
 	delete(k.st.calls, k)
 	k.st.callsMu.Unlock()
 	freeClient(h)
+	callEnded()
 	k.st.limit.release()
 	if k.observed != nil {
 		k.obsH.Delete() // the handle is freed: gw calls back no more

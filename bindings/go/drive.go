@@ -46,9 +46,11 @@ type driver struct {
 	fired uint64 // the generation whose timer went off
 }
 
-// Read buffers: a stream's bytes come an event at a time, a plain answer at once.
+// Read buffers: a stream's bytes come an event at a time (a chat chunk is a few hundred
+// bytes, and thousands of streams may each hold one while they wait), a plain answer at
+// once.
 var (
-	streamBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
+	streamBufs = sync.Pool{New: func() any { b := make([]byte, 1<<10); return &b }}
 	answerBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 )
 
