@@ -40,7 +40,7 @@ type Options struct {
 	// inspects TLS, an internal deployment). The built-in roots stay trusted besides.
 	CAFile      string // a PEM file of CA certificates
 	CAPEM       string // PEM text of CA certificates
-	TLSVerifier string // "webpki" (the built-in roots; the default) or "platform" (the OS store, where gw was built with it)
+	TLSVerifier string // BuiltinTransport: "webpki" (gw's bundled roots; the default) or "platform" (the OS store, where gw was built with it); net/http verifies against the system roots
 
 	// HTTPClient, when set, sends every request of this Client: bring your own transport,
 	// proxy, TLS settings and middleware (otelhttp). Wrap a bare http.RoundTripper as
