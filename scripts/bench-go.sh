@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# make bench-go: bindings/go against openai-go and go-openai on one gw-mock, same requests
-# (bindings/go/bench, its own module: the binding itself keeps no third-party dependency).
-# Fetches those clients and benchstat from the Go module proxy on first use. Prints the
-# raw runs to build/bench-go.txt and a benchstat table (medians over COUNT runs).
-# BENCHTIME (default 1s) and COUNT (default 6) tune it; asserts nothing.
+# make bench-go: bindings/go under load and per call (bindings/go/bench, its own module: the
+# binding itself keeps no third-party dependency). Asserts nothing.
+# 1. bench/load: streams in flight at once (STREAMS, default 100,1000,2000) and plain calls
+#    from 8 goroutines, each library in a fresh process: peak RSS and RSS per stream, OS
+#    threads, CPU per stream and per call, RSS and threads 2 s after the burst; gw through
+#    net/http and through its built-in transport, and go-openai beside them where the Go
+#    module proxy gives it. Medians of ROUNDS (default 3); printed to build/bench-go-load.txt.
+# 2. The per-call benchmarks against openai-go and go-openai (BENCHTIME, default 1s; COUNT,
+#    default 6), with a benchstat table; only where the module proxy gives those modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PATH="$(scripts/ci/install-go.sh --which):$PATH"
@@ -13,5 +17,18 @@ export GW_MOCK_BIN="$PWD/target/release/gw-mock"
 mkdir -p build
 out="$PWD/build/bench-go.txt"
 cd bindings/go/bench
+tags=()
+if timeout 120 go mod download github.com/sashabaranov/go-openai github.com/openai/openai-go/v3 >/dev/null 2>&1; then
+    tags=(-tags openai)
+    third_party=1
+else
+    third_party=0
+    echo "bench-go: openai-go and go-openai cannot be fetched (no module proxy): gw's two transports only"
+fi
+go build "${tags[@]}" -o "$PWD/../../../build/bench-go-load" ./load
+"$PWD/../../../build/bench-go-load" -streams "${STREAMS:-100,1000,2000}" -rounds "${ROUNDS:-3}" |
+    tee "$PWD/../../../build/bench-go-load.txt"
+[ "$third_party" = 1 ] || exit 0
+echo
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" -count "${COUNT:-6}" | tee "$out"
 go tool benchstat -col /client "$out"

@@ -107,6 +107,8 @@ run_swift() {
 go_status=0
 scripts/ci/install-go.sh --which >/dev/null 2>&1 || go_status=$?
 [ "$go_status" -ne 77 ] || absent[go]="needs Go >= 1.23: none installed, none from apt or PyPI (scripts/ci/install-go.sh)"
+# The Go runner writes go.tsv (gw's built-in transport) and go-nethttp.tsv (net/http).
+[ -z "${absent[go]:-}" ] || absent[go-nethttp]="${absent[go]}"
 
 jvm_absent=""
 if ! command -v mvn >/dev/null; then
@@ -126,7 +128,7 @@ for language in rust c cpp go kotlin java swift; do
     "run_$language" >"$out/$language.log" 2>&1
     echo "exit $?" >>"$out/$language.log"
     # Maven -q leaves terminal reset codes in front of the first line the tests print.
-    sed 's/\x1b\[[0-9;]*m//g' "$out/$language.log" | grep -E '^conformance [a-z]+ FAIL ' | head -n 40
+    sed 's/\x1b\[[0-9;]*m//g' "$out/$language.log" | grep -E '^conformance [a-z-]+ FAIL ' | head -n 40
 done
 
 stop_mock
@@ -139,7 +141,7 @@ for root, _, files in os.walk("conformance/cases"):
         if f.endswith(".json"):
             cases.append(os.path.relpath(os.path.join(root, f), "conformance/cases")[:-5])
 cases.sort()
-languages = ["rust", "c", "cpp", "go", "kotlin", "java", "swift"]
+languages = ["rust", "c", "cpp", "go", "go-nethttp", "kotlin", "java", "swift"]
 results, failed_any = {}, False
 for lang in languages:
     path = os.path.join(out, lang + ".tsv")

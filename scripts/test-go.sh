@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Go suite (bindings/go): gofmt and go vet, then `go test -race` (its TestMain starts
-# target/release/gw-mock), linking target/release/libgw.a statically; then the two ways a
+# target/release/gw-mock) through each transport (net/http, the built-in one), linking
+# target/release/libgw.a statically; then the two ways a
 # program outside the repository uses the binding: a `replace` to this checkout (static
 # libgw.a, no libgw.so needed at run time), and `-tags gw_pkgconfig` against a
 # `make install` into a temporary prefix (pkg-config, shared). Expects `make build`.
@@ -32,7 +33,11 @@ if [ -n "$unformatted" ]; then
     exit 1
 fi
 go vet ./...
-go test -race -count=1 ./...
+# The whole suite through each transport: net/http (the default) and gw's built-in one.
+for transport in nethttp builtin; do
+    echo "test-go: the suite through the $transport transport"
+    GW_GO_TEST_TRANSPORT=$transport go test -race -count=1 ./...
+done
 
 echo "test-go: a program outside the repository"
 work="$(mktemp -d)"

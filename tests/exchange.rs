@@ -98,3 +98,56 @@ fn a_limit_broken_is_refused_before_anything_is_sent() {
     assert!(text.contains("temperature"), "{text}");
     assert_eq!(mock.request_count(), 0);
 }
+
+/// (phase, status) of each attempt event an observed handle reported.
+static SEEN: std::sync::Mutex<Vec<(i32, i32)>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn record(attempt: *const ffi::gw_attempt, _user: *mut std::ffi::c_void) {
+    let a = &*attempt;
+    SEEN.lock().unwrap().push((a.phase, a.status));
+}
+
+#[test]
+fn an_attempt_cut_by_the_total_deadline_is_reported_ended() {
+    let mock = MockGateway::start();
+    mock.push_fault(json!({"action": "delay", "ms": 1000}));
+    let base = CClient::new(&mock, r#","total_timeout_ms":100"#);
+    let mut observed: *mut ffi::gw_client = ptr::null_mut();
+    let status = unsafe {
+        ffi::gw_client_create_observed(
+            base.0,
+            ptr::null(),
+            Some(record),
+            ptr::null_mut(),
+            &mut observed,
+            ptr::null_mut(),
+        )
+    };
+    assert_eq!(status, GW_OK);
+    let observed = CClient(observed);
+    let request = chat("hello").to_string();
+    let ex = unsafe { open(&observed, "POST", "/v1/chat/completions", Some(&request), 0).unwrap() };
+    // A driver that sends and then waits for the head as long as the exchange says,
+    // without an answer: the exchange's own deadline ends the attempt.
+    unsafe {
+        let mut wait = 0i64;
+        assert_eq!(ffi::gw_exchange_step(ex, &mut wait), ffi::GW_WANT_SEND);
+        let mut view: ffi::gw_request_view = std::mem::zeroed();
+        assert_eq!(ffi::gw_exchange_request(ex, &mut view), GW_OK);
+        assert_eq!(ffi::gw_exchange_step(ex, &mut wait), ffi::GW_WANT_RECEIVE);
+        assert!((0..=100).contains(&wait), "wait {wait}");
+        std::thread::sleep(std::time::Duration::from_millis(wait as u64 + 5));
+        assert_eq!(ffi::gw_exchange_step(ex, &mut wait), ffi::GW_WANT_DONE);
+        assert_eq!(ffi::gw_exchange_finish(ex, ptr::null_mut()), gw::GW_TIMEOUT);
+        ffi::gw_exchange_free(ex);
+    }
+    let seen = SEEN.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            (ffi::GW_ATTEMPT_START, 0),
+            (ffi::GW_ATTEMPT_END, gw::GW_TIMEOUT)
+        ],
+        "the attempt's end is reported"
+    );
+}

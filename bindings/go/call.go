@@ -32,6 +32,12 @@ type call struct {
 	freed  bool
 	reason error // ctx.Err() or ErrClosed once cancelled
 	stop   func() bool
+
+	// The net/http driver's I/O, under mu: the current attempt's cancel (a cancel or a
+	// timer ends the round trip or body read in flight), and a channel closed by cancel
+	// that a backoff wait selects on (made on demand).
+	ioCancel context.CancelFunc
+	woken    chan struct{}
 }
 
 // begin derives the call's handle and wires ctx to it. The returned error is a *Error.
@@ -92,6 +98,7 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 	if ctx.Done() != nil {
 		k.stop = context.AfterFunc(ctx, func() { k.cancel(ctx.Err()) })
 	}
+	callStarted()
 	return k, nil
 }
 
@@ -99,12 +106,78 @@ func (c *Client) begin(ctx context.Context, op string, opts []CallOption) (*call
 func (k *call) cancel(reason error) {
 	k.mu.Lock()
 	if !k.freed {
-		if k.reason == nil {
+		first := k.reason == nil
+		if first {
 			k.reason = reason
 		}
 		cancelClient(k.h)
+		if k.ioCancel != nil {
+			k.ioCancel()
+		}
+		if first && k.woken != nil {
+			close(k.woken)
+		}
 	}
 	k.mu.Unlock()
+}
+
+// attemptContext is the context of one attempt's net/http I/O: the call's, cancelled
+// too by cancel and by endAttempt.
+func (k *call) attemptContext() context.Context {
+	ctx, cancel := context.WithCancel(k.ctx)
+	k.mu.Lock()
+	if k.ioCancel != nil {
+		k.ioCancel()
+	}
+	k.ioCancel = cancel
+	if k.reason != nil {
+		cancel()
+	}
+	k.mu.Unlock()
+	return ctx
+}
+
+// cancelIO ends the current attempt's I/O (a timer of the exchange fell due).
+func (k *call) cancelIO() {
+	k.mu.Lock()
+	if k.ioCancel != nil {
+		k.ioCancel()
+	}
+	k.mu.Unlock()
+}
+
+// endAttempt releases the current attempt's context.
+func (k *call) endAttempt() {
+	k.mu.Lock()
+	if k.ioCancel != nil {
+		k.ioCancel()
+		k.ioCancel = nil
+	}
+	k.mu.Unlock()
+}
+
+// wake is closed once the call is cancelled.
+func (k *call) wake() <-chan struct{} {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.woken == nil {
+		k.woken = make(chan struct{})
+		if k.reason != nil {
+			close(k.woken)
+		}
+	}
+	return k.woken
+}
+
+// cancelled reports whether the call was cancelled (its context, Close, Stream.Close);
+// a context that ended is made the call's cancel here, so gw sees it at its next step
+// even before the context's AfterFunc has run.
+func (k *call) cancelled() bool {
+	if err := k.ctx.Err(); err != nil {
+		k.cancel(err)
+		return true
+	}
+	return k.cancelReason() != nil
 }
 
 // cancelReason is why the call was cancelled, or nil.
@@ -151,6 +224,7 @@ func (k *call) end() {
 	delete(k.st.calls, k)
 	k.st.callsMu.Unlock()
 	freeClient(h)
+	callEnded()
 	k.st.limit.release()
 	if k.observed != nil {
 		k.obsH.Delete() // the handle is freed: gw calls back no more

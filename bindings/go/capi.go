@@ -162,6 +162,7 @@ var liveHandles atomic.Int64
 type jsonOp struct {
 	name string // for error messages: "chat", "embeddings", ...
 	fn   C.gw_go_json_fn
+	path string // its POST path, for the exchange
 }
 
 // idOp is one of the functions that take a path id before the body (remix, vendor F,
@@ -169,31 +170,32 @@ type jsonOp struct {
 type idOp struct {
 	name string
 	fn   C.gw_go_id_fn
+	path pathParam // its POST path, for the exchange
 }
 
 var (
-	opChat               = jsonOp{"chat", C.gw_go_json_fn(C.gw_chat)}
-	opResponses          = jsonOp{"responses", C.gw_go_json_fn(C.gw_responses)}
-	opEmbeddings         = jsonOp{"embeddings", C.gw_go_json_fn(C.gw_embeddings)}
-	opImageGenerate      = jsonOp{"image generate", C.gw_go_json_fn(C.gw_image_generate)}
-	opImageEdit          = jsonOp{"image edit", C.gw_go_json_fn(C.gw_image_edit)}
-	opVideoCreate        = jsonOp{"video create", C.gw_go_json_fn(C.gw_video_create)}
-	opVideoGenerate      = jsonOp{"video generate", C.gw_go_json_fn(C.gw_video_generate)}
-	opVideoCharacter     = jsonOp{"video character", C.gw_go_json_fn(C.gw_video_character)}
-	opVendorKText2Video  = jsonOp{"vendor K text2video", C.gw_go_json_fn(C.gw_vendor_k_text2video)}
-	opVendorKImage2Video = jsonOp{"vendor K image2video", C.gw_go_json_fn(C.gw_vendor_k_image2video)}
-	opVendorKMulti       = jsonOp{"vendor K multi-image2video", C.gw_go_json_fn(C.gw_vendor_k_multi_image2video)}
-	opVendorKEffects     = jsonOp{"vendor K effects", C.gw_go_json_fn(C.gw_vendor_k_effects)}
-	opVendorKExtend      = jsonOp{"vendor K extend", C.gw_go_json_fn(C.gw_vendor_k_extend)}
-	opVendorHImage2Video = jsonOp{"vendor H image-to-video", C.gw_go_json_fn(C.gw_vendor_h_image_to_video)}
-	opVendorMImagine     = jsonOp{"vendor M imagine", C.gw_go_json_fn(C.gw_vendor_m_imagine)}
-	opVendorIDescribe    = jsonOp{"vendor I describe", C.gw_go_json_fn(C.gw_vendor_i_describe)}
-	opVendorIGenerate    = jsonOp{"vendor I generate", C.gw_go_json_fn(C.gw_vendor_i_generate)}
-	opVendorITextToImage = jsonOp{"vendor I text-to-image", C.gw_go_json_fn(C.gw_vendor_i_text_to_image)}
+	opChat               = jsonOp{"chat", C.gw_go_json_fn(C.gw_chat), "/v1/chat/completions"}
+	opResponses          = jsonOp{"responses", C.gw_go_json_fn(C.gw_responses), "/v1/responses"}
+	opEmbeddings         = jsonOp{"embeddings", C.gw_go_json_fn(C.gw_embeddings), "/v1/embeddings"}
+	opImageGenerate      = jsonOp{"image generate", C.gw_go_json_fn(C.gw_image_generate), "/v1/images/generations"}
+	opImageEdit          = jsonOp{"image edit", C.gw_go_json_fn(C.gw_image_edit), "/v1/images/edits"}
+	opVideoCreate        = jsonOp{"video create", C.gw_go_json_fn(C.gw_video_create), "/v1/video/create"}
+	opVideoGenerate      = jsonOp{"video generate", C.gw_go_json_fn(C.gw_video_generate), "/v1/video/generations"}
+	opVideoCharacter     = jsonOp{"video character", C.gw_go_json_fn(C.gw_video_character), "/v1/videos"}
+	opVendorKText2Video  = jsonOp{"vendor K text2video", C.gw_go_json_fn(C.gw_vendor_k_text2video), "/vendorK/v1/videos/text2video"}
+	opVendorKImage2Video = jsonOp{"vendor K image2video", C.gw_go_json_fn(C.gw_vendor_k_image2video), "/vendorK/v1/videos/image2video"}
+	opVendorKMulti       = jsonOp{"vendor K multi-image2video", C.gw_go_json_fn(C.gw_vendor_k_multi_image2video), "/vendorK/v1/videos/multi-image2video"}
+	opVendorKEffects     = jsonOp{"vendor K effects", C.gw_go_json_fn(C.gw_vendor_k_effects), "/vendorK/video/effects"}
+	opVendorKExtend      = jsonOp{"vendor K extend", C.gw_go_json_fn(C.gw_vendor_k_extend), "/vendorK/video/extend"}
+	opVendorHImage2Video = jsonOp{"vendor H image-to-video", C.gw_go_json_fn(C.gw_vendor_h_image_to_video), "/vendorH/image-to-video"}
+	opVendorMImagine     = jsonOp{"vendor M imagine", C.gw_go_json_fn(C.gw_vendor_m_imagine), "/vendorM/submit/imagine"}
+	opVendorIDescribe    = jsonOp{"vendor I describe", C.gw_go_json_fn(C.gw_vendor_i_describe), "/vendorI/describe"}
+	opVendorIGenerate    = jsonOp{"vendor I generate", C.gw_go_json_fn(C.gw_vendor_i_generate), "/vendorI/generate"}
+	opVendorITextToImage = jsonOp{"vendor I text-to-image", C.gw_go_json_fn(C.gw_vendor_i_text_to_image), "/vendorI/text-to-image"}
 
-	opVideoRemix      = idOp{"video remix", C.gw_go_id_fn(C.gw_video_remix)}
-	opVendorFEdit     = idOp{"vendor F edit", C.gw_go_id_fn(C.gw_vendor_f_edit)}
-	opGenerateContent = idOp{"generateContent", C.gw_go_id_fn(C.gw_generate_content)}
+	opVideoRemix      = idOp{"video remix", C.gw_go_id_fn(C.gw_video_remix), pathRemix}
+	opVendorFEdit     = idOp{"vendor F edit", C.gw_go_id_fn(C.gw_vendor_f_edit), pathVendorFEdit}
+	opGenerateContent = idOp{"generateContent", C.gw_go_id_fn(C.gw_generate_content), pathGenerateContent}
 )
 
 // cstr views b, which must end in a NUL byte, as a C string. gw only reads its inputs

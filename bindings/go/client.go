@@ -6,9 +6,14 @@ package gw
 import "C"
 
 import (
+	"net/http"
 	"runtime"
 	"sync"
 )
+
+// builtinByDefault makes BuiltinTransport the default; set only by this package's test
+// suite, so the same tests run through both transports.
+var builtinByDefault bool
 
 // Client is a connection to the gateway. It is safe for concurrent use by many
 // goroutines; make one per process (or per gateway) and Close it when done. Every call
@@ -30,23 +35,34 @@ type clientState struct {
 
 	limit    *inFlight // Options.MaxInFlight
 	observer Observer  // Options.Observer, or nil
+
+	// hc sends the calls (gw's exchange driven over net/http); nil: BuiltinTransport.
+	// ownsTransport: gw made hc's transport, so Close closes its idle connections.
+	hc            *http.Client
+	ownsTransport bool
 }
 
 // NewClient creates a client. Empty BaseURL and APIKey come from GW_BASE_URL and
 // GW_API_KEY. Bad options give a *Error with StatusInvalidArgument naming the option.
 func NewClient(opts Options) (*Client, error) {
+	if builtinByDefault && opts.HTTPClient == nil {
+		opts.BuiltinTransport = true
+	}
 	j, err := opts.json()
 	if err != nil {
 		return nil, argError("new client", "options: %v", err)
 	}
 	h, status, errJSON := createClient(j)
 	if h == nil {
-		if status == StatusOK {
-			status = StatusInternal
-		}
-		return nil, newError("new client", status, errJSON)
+		return nil, newError("new client", failedStatus(status), errJSON)
 	}
-	c := &Client{st: &clientState{base: h, calls: map[*call]struct{}{}, limit: newInFlight(opts.inFlightLimit()), observer: opts.Observer}}
+	hc, owned, err := netHTTPClient(&opts)
+	if err != nil {
+		freeClient(h)
+		return nil, err
+	}
+	c := &Client{st: &clientState{base: h, calls: map[*call]struct{}{}, limit: newInFlight(opts.inFlightLimit()),
+		observer: opts.Observer, hc: hc, ownsTransport: owned}}
 	// A safety net only: a Client dropped without Close still frees its handle.
 	runtime.SetFinalizer(c, (*Client).Close)
 	return c, nil
@@ -79,6 +95,9 @@ func (c *Client) Close() error {
 	}
 	// gw counts references: a derived handle still in use keeps what it shares alive.
 	freeClient(base)
+	if st.ownsTransport {
+		st.hc.CloseIdleConnections()
+	}
 	runtime.SetFinalizer(c, nil)
 	return nil
 }

@@ -107,6 +107,9 @@ func loadCorpus(t *testing.T, dir, language string) *corpus {
 		t.Fatalf("conformance %s: skip.json: %v", language, err)
 	}
 	c.skips = skips[language]
+	if c.skips == nil {
+		c.skips = map[string]string{}
+	}
 	return c
 }
 

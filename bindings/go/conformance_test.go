@@ -42,28 +42,45 @@ func TestConformance(t *testing.T) {
 	if out == "" {
 		out = filepath.Join(dir, "..", "build", "conformance")
 	}
-	corpus := loadCorpus(t, dir, "go")
 	mock := &mockControl{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 10 * time.Second}}
-	for i := range corpus.cases {
-		cc := &corpus.cases[i]
-		if why, ok := corpus.skips[cc.name]; ok {
-			corpus.record(cc.name, "skip", why)
-			continue
-		}
-		seen, err := runCase(mock, base, cc)
-		why := ""
-		if err != nil {
-			why = err.Error()
-		} else {
-			why = check(cc, seen, statusName)
-		}
-		if why == "" {
-			corpus.record(cc.name, "pass", "")
-		} else {
-			corpus.record(cc.name, "fail", why)
-		}
+	// Both transports, each its own "language": "go" is gw's built-in transport,
+	// "go-nethttp" the exchange driven over net/http (the default), which also skips what
+	// "go" skips (the Go API is the same).
+	for _, transport := range []struct {
+		language string
+		builtin  bool
+	}{{"go", true}, {"go-nethttp", false}} {
+		t.Run(transport.language, func(t *testing.T) {
+			corpus := loadCorpus(t, dir, transport.language)
+			if transport.language != "go" {
+				for name, why := range loadCorpus(t, dir, "go").skips {
+					if _, own := corpus.skips[name]; !own {
+						corpus.skips[name] = why
+					}
+				}
+			}
+			for i := range corpus.cases {
+				cc := &corpus.cases[i]
+				if why, ok := corpus.skips[cc.name]; ok {
+					corpus.record(cc.name, "skip", why)
+					continue
+				}
+				seen, err := runCase(mock, base, cc, transport.builtin)
+				why := ""
+				if err != nil {
+					why = err.Error()
+				} else {
+					why = check(cc, seen, statusName)
+				}
+				if why == "" {
+					corpus.record(cc.name, "pass", "")
+				} else {
+					corpus.record(cc.name, "fail", why)
+				}
+			}
+			corpus.finish(t, out)
+		})
 	}
-	corpus.finish(t, out)
 }
 
 func statusName(status int) string { return (&gw.Error{Status: status}).StatusName() }
@@ -417,7 +434,7 @@ func metaText(m *gw.ResponseMeta) string {
 	return fmt.Sprintf("%+v %s", *m, b)
 }
 
-func runCase(mock *mockControl, base string, cc *corpusCase) (*seenCall, error) {
+func runCase(mock *mockControl, base string, cc *corpusCase, builtin bool) (*seenCall, error) {
 	if _, err := mock.call("POST", "/__mock/reset", []byte("{}")); err != nil {
 		return nil, err
 	}
@@ -434,6 +451,7 @@ func runCase(mock *mockControl, base string, cc *corpusCase) (*seenCall, error) 
 	if err != nil {
 		return nil, err
 	}
+	opts.BuiltinTransport = builtin
 	body, hasBody := cc.Request, cc.Request != nil
 	if cc.RequestText != nil {
 		body, hasBody = json.RawMessage(*cc.RequestText), true // as written: not JSON, a NUL, ...

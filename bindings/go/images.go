@@ -179,6 +179,16 @@ func (c *Client) upload(ctx context.Context, req any, image File, mask *File, op
 	if err != nil {
 		return nil, err
 	}
+	if c.st.hc != nil {
+		// The exchange copies the form (files included): the pins may go once it exists.
+		ex, status, out := exchangeUpload(k.h, body, cImage, cMask)
+		runtime.KeepAlive(cImage)
+		runtime.KeepAlive(cMask)
+		if ex == nil {
+			return k.finish(failedStatus(status), out)
+		}
+		return c.drive(k, ex)
+	}
 	status, out := callUpload(k.h, body, cImage, cMask)
 	runtime.KeepAlive(c)
 	return k.finish(status, out)

@@ -125,7 +125,8 @@ func TestHelperProcess(t *testing.T) {
 }
 
 // 300 concurrent slow calls with MaxInFlight 16 stay within 16 + a few dozen threads;
-// the same calls unbounded take a thread each (which shows the sampling sees them).
+// through the built-in transport the same calls unbounded take a thread each (which shows
+// the sampling sees them); through net/http neither takes more than a few.
 func TestMaxInFlightBoundsThreads(t *testing.T) {
 	resetMock(t)
 	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "delay", "ms": 100, "times": 300})
@@ -139,6 +140,16 @@ func TestMaxInFlightBoundsThreads(t *testing.T) {
 		if n := atoi(t, v, "failed"); n != 0 {
 			t.Fatalf("%d calls failed: %s", n, v["first_error"])
 		}
+	}
+	if !builtinByDefault {
+		// net/http: a call waiting on the network is a parked goroutine; the threads are
+		// Go's few, however many calls are in flight.
+		for name, v := range map[string]map[string]string{"MaxInFlight 16": bounded, "no limit": unbounded} {
+			if peak, start := atoi(t, v, "peak_threads"), atoi(t, v, "start_threads"); peak > start+24 {
+				t.Errorf("%s over net/http: peak %d OS threads from %d, want at most 24 more", name, peak, start)
+			}
+		}
+		return
 	}
 	if peak := atoi(t, bounded, "peak_threads"); peak > 16+40 {
 		t.Errorf("MaxInFlight 16: peak %d OS threads, want at most 16 + 40", peak)

@@ -33,7 +33,19 @@ func TestMain(m *testing.M) {
 	os.Exit(runWithMock(m))
 }
 
+// testTransportEnv picks the transport the whole suite runs through: "builtin", or
+// net/http (the default) when unset. scripts/test-go.sh runs the suite both ways.
+const testTransportEnv = "GW_GO_TEST_TRANSPORT"
+
 func runWithMock(m *testing.M) int {
+	switch tr := os.Getenv(testTransportEnv); tr {
+	case "builtin":
+		builtinByDefault = true
+	case "", "nethttp":
+	default:
+		fmt.Fprintf(os.Stderr, "gw tests: %s=%q: want builtin or nethttp\n", testTransportEnv, tr)
+		return 2
+	}
 	if os.Getenv(helperEnv) != "" { // a child of runHelper: the parent's mock serves it
 		mockURL = os.Getenv("GW_BASE_URL")
 		return m.Run()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -39,12 +40,29 @@ type Options struct {
 	// inspects TLS, an internal deployment). The built-in roots stay trusted besides.
 	CAFile      string // a PEM file of CA certificates
 	CAPEM       string // PEM text of CA certificates
-	TLSVerifier string // "webpki" (the built-in roots; the default) or "platform" (the OS store, where gw was built with it)
+	TLSVerifier string // BuiltinTransport: "webpki" (gw's bundled roots; the default) or "platform" (the OS store, where gw was built with it); net/http verifies against the system roots
 
-	// MaxInFlight bounds the calls of this Client inside gw at once (each holds an OS
-	// thread while it runs; an open stream counts until it ends or is closed). Calls
-	// beyond it wait in Go, holding no thread, until a slot frees or their context ends.
-	// 0 means DefaultMaxInFlight; below 0, no limit.
+	// HTTPClient, when set, sends every request of this Client: bring your own transport,
+	// proxy, TLS settings and middleware (otelhttp). Wrap a bare http.RoundTripper as
+	// &http.Client{Transport: rt}. gw still decides retries, backoff, redirects (the
+	// client's CheckRedirect is not used: gw follows them itself, with the cross-origin
+	// rule), deadlines and everything else; its Timeout, when set, bounds each attempt,
+	// a stream's body included (leave it 0 and use TotalTimeout). The connection options
+	// below (ConnectTimeout, Proxy, CAFile, CAPEM, TLSVerifier, MaxIdleConnections) belong
+	// to that client's transport then, and setting them here is an error. nil: a
+	// net/http transport gw makes from those options.
+	HTTPClient *http.Client
+
+	// BuiltinTransport sends through gw's own transport (rustls, gw's connection pool,
+	// socket-level cancellation) instead of net/http: each call then holds an OS thread
+	// while it runs, bounded by MaxInFlight. Not with HTTPClient.
+	BuiltinTransport bool
+
+	// MaxInFlight bounds the calls of this Client in flight at once (an open stream counts
+	// until it ends or is closed). Calls beyond it wait in Go, holding no thread, until a
+	// slot frees or their context ends. 0 means no limit with net/http (a call waiting on
+	// the network is a parked goroutine, not a thread) and DefaultMaxInFlight with
+	// BuiltinTransport (where each call holds an OS thread); below 0, no limit.
 	MaxInFlight int
 
 	// Observer, when set, is told of the start and end of every attempt of every call
@@ -52,17 +70,17 @@ type Options struct {
 	Observer Observer
 }
 
-// DefaultMaxInFlight is Options.MaxInFlight's zero value: enough for a typical service on
-// a few cores (a call blocked on the network costs an OS thread, not CPU), far below Go's
-// 10,000-thread limit.
+// DefaultMaxInFlight is Options.MaxInFlight's zero value with BuiltinTransport: enough for
+// a typical service on a few cores (a call blocked on the network costs an OS thread
+// there, not CPU), far below Go's 10,000-thread limit.
 const DefaultMaxInFlight = 64
 
 // inFlightLimit is the semaphore size MaxInFlight asks for; 0 means no limit.
 func (o *Options) inFlightLimit() int {
 	switch {
-	case o.MaxInFlight == 0:
+	case o.MaxInFlight == 0 && o.BuiltinTransport:
 		return DefaultMaxInFlight
-	case o.MaxInFlight < 0:
+	case o.MaxInFlight <= 0:
 		return 0
 	}
 	return o.MaxInFlight

@@ -12,6 +12,9 @@ func (c *Client) runJSON(ctx context.Context, op jsonOp, req any, opts []CallOpt
 	if err != nil {
 		return nil, err
 	}
+	if c.st.hc != nil {
+		return c.exchange(ctx, op.name, methodPost, nulTerminated(op.path), body, opts)
+	}
 	k, err := c.begin(ctx, op.name, opts)
 	if err != nil {
 		return nil, err
@@ -30,6 +33,13 @@ func (c *Client) runID(ctx context.Context, op idOp, idName, id string, req any,
 	body, err := requestBody(op.name, req)
 	if err != nil {
 		return nil, err
+	}
+	if c.st.hc != nil {
+		path, err := op.path.with(op.name, id)
+		if err != nil {
+			return nil, err
+		}
+		return c.exchange(ctx, op.name, methodPost, path, body, opts)
 	}
 	k, err := c.begin(ctx, op.name, opts)
 	if err != nil {
@@ -59,6 +69,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, opts ...
 			return nil, err
 		}
 	}
+	if c.st.hc != nil {
+		return c.exchange(ctx, op, m, p, b, opts)
+	}
 	k, err := c.begin(ctx, op, opts)
 	if err != nil {
 		return nil, err
@@ -66,4 +79,43 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, opts ...
 	status, out := callRequest(k.h, m, p, b)
 	runtime.KeepAlive(c)
 	return k.finish(status, out)
+}
+
+var (
+	methodPost = nulTerminated("POST")
+	methodGet  = nulTerminated("GET")
+)
+
+// exchange runs one plain call through gw's exchange over net/http: method, path and
+// body (nil for none) are NUL-terminated.
+func (c *Client) exchange(ctx context.Context, op string, method, path, body []byte, opts []CallOption) (json.RawMessage, error) {
+	k, err := c.begin(ctx, op, opts)
+	if err != nil {
+		return nil, err
+	}
+	ex, status, out := exchangeNew(k.h, method, path, body, 0)
+	if ex == nil {
+		return k.finish(failedStatus(status), out)
+	}
+	return c.drive(k, ex)
+}
+
+// drive runs a plain call's exchange to its end and finishes the call.
+func (c *Client) drive(k *call, ex *cExchange) (json.RawMessage, error) {
+	d := newDriver(k, c.st.hc, ex, false)
+	if s := d.advance(false); s.want != wantDone {
+		d.release() // a plain exchange gives no event: this is a bug in gw or here
+		return k.finish(StatusInternal, nil)
+	}
+	status, out := d.finish()
+	runtime.KeepAlive(c) // the finalizer must not Close the client under a running call
+	return k.finish(status, out)
+}
+
+// failedStatus is status, or StatusInternal where gw said OK without the object asked for.
+func failedStatus(status int) int {
+	if status == StatusOK {
+		return StatusInternal
+	}
+	return status
 }

@@ -37,7 +37,9 @@ type Stream[T any] struct {
 	decode func([]byte) (T, error)
 
 	mu      sync.Mutex // held across each gw call on s
-	s       *cStream   // nil once ended or closed
+	s       *cStream   // BuiltinTransport: the pull stream; nil once ended or closed
+	d       *driver    // net/http: the exchange's driver; nil once ended or closed
+	first   *Event     // net/http: an event read while opening, not yet yielded
 	err     error      // how it failed
 	final   []byte     // the assembled result once it ended well
 	meta    *ResponseMeta
@@ -71,6 +73,9 @@ func open[T any](ctx context.Context, c *Client, responses bool, req any, opts [
 	if err != nil {
 		return nil, err
 	}
+	if c.st.hc != nil {
+		return openExchange(c, k, responses, body, dec)
+	}
 	cs, status, out := streamOpen(responses, k.h, body)
 	runtime.KeepAlive(c)
 	if cs == nil {
@@ -81,6 +86,38 @@ func open[T any](ctx context.Context, c *Client, responses bool, req any, opts [
 		return nil, err
 	}
 	s := &Stream[T]{c: c, k: k, decode: dec, s: cs}
+	runtime.SetFinalizer(s, (*Stream[T]).Close) // a safety net behind Close
+	return s, nil
+}
+
+// openExchange opens a stream through gw's exchange over net/http: it returns once the
+// answer's head came (retries before it included), as the built-in open does.
+func openExchange[T any](c *Client, k *call, responses bool, body []byte, dec func([]byte) (T, error)) (*Stream[T], error) {
+	path := nulTerminated(opChat.path)
+	if responses {
+		path = nulTerminated(opResponses.path)
+	}
+	ex, status, out := exchangeNew(k.h, methodPost, path, body, exchangeStream)
+	if ex == nil {
+		_, err := k.finish(failedStatus(status), out)
+		return nil, err
+	}
+	s := &Stream[T]{c: c, k: k, decode: dec, d: newDriver(k, c.st.hc, ex, true)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st := s.d.advance(true); st.want {
+	case wantReceive:
+	case wantEvent:
+		ev := copyEvent(&st.ev)
+		s.first = &ev
+	default: // over before its events: the failure is the open's
+		s.settle()
+		if s.err != nil {
+			return nil, s.err
+		}
+		return s, nil
+	}
+	runtime.KeepAlive(c)
 	runtime.SetFinalizer(s, (*Stream[T]).Close) // a safety net behind Close
 	return s, nil
 }
@@ -129,6 +166,19 @@ func (s *Stream[T]) Next() (ev Event, more bool, err error) { return s.next() }
 func (s *Stream[T]) next() (Event, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.d != nil {
+		if ev := s.first; ev != nil {
+			s.first = nil
+			return *ev, true, nil
+		}
+		st := s.d.advance(false)
+		runtime.KeepAlive(s)
+		if st.want == wantEvent {
+			return copyEvent(&st.ev), true, nil
+		}
+		s.settle()
+		return Event{}, false, s.err
+	}
 	if s.s == nil {
 		return Event{}, false, s.err
 	}
@@ -144,7 +194,21 @@ func (s *Stream[T]) next() (Event, bool, error) {
 // settle reads the assembled result (or the failure's error JSON) and frees the stream
 // and its handle, so a stream read to its end holds nothing. Called with mu held.
 func (s *Stream[T]) settle() {
-	status, out := streamFinish(s.s)
+	var status int
+	var out []byte
+	if s.d != nil {
+		s.first = nil
+		st := s.d.advance(false)
+		for st.want == wantEvent { // Result before the end: the rest is read, not yielded
+			st = s.d.advance(false)
+		}
+		status = StatusInternal
+		if st.want == wantDone {
+			status, out = s.d.finish()
+		}
+	} else {
+		status, out = streamFinish(s.s)
+	}
 	if status == StatusOK {
 		s.final = out
 	} else {
@@ -156,6 +220,10 @@ func (s *Stream[T]) settle() {
 // release frees the C stream and the call's handle. Called with mu held.
 func (s *Stream[T]) release() {
 	s.meta = parseMeta(lastResponse(s.k.h))
+	if s.d != nil {
+		s.d.release()
+		s.d = nil
+	}
 	streamFree(s.s)
 	s.s = nil
 	s.k.end()
@@ -168,7 +236,7 @@ func (s *Stream[T]) Result() (T, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var zero T
-	if s.s != nil {
+	if s.live() {
 		s.settle()
 	}
 	if s.err != nil {
@@ -194,18 +262,21 @@ func (s *Stream[T]) Close() error {
 	s.k.cancel(ErrStreamClosed) // wakes a reader blocked in gw; no-op once freed
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.s != nil {
+	if s.live() {
 		s.early = true
 		s.release()
 	}
 	return nil
 }
 
+// live reports whether the stream still holds gw's stream or exchange. Called with mu held.
+func (s *Stream[T]) live() bool { return s.s != nil || s.d != nil }
+
 // Meta is the HTTP metadata of the stream's answer (headers, request id, attempts).
 func (s *Stream[T]) Meta() *ResponseMeta {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.s != nil {
+	if s.live() {
 		return parseMeta(lastResponse(s.k.h))
 	}
 	return s.meta

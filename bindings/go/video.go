@@ -191,6 +191,17 @@ func (c *Client) VideoStatusRaw(ctx context.Context, family VideoFamily, taskID 
 	if err != nil {
 		return nil, err
 	}
+	if c.st.hc != nil {
+		p, err := videoStatusPath(family)
+		if err != nil {
+			return nil, err
+		}
+		path, err := p.with(op, taskID)
+		if err != nil {
+			return nil, err
+		}
+		return c.exchange(ctx, op, methodGet, path, nil, opts)
+	}
 	k, err := c.begin(ctx, op, opts)
 	if err != nil {
 		return nil, err

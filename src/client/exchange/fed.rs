@@ -6,8 +6,12 @@ use std::io::{self, BufRead, Read};
 
 use crate::stream::sse::Buffered;
 
-/// The buffer a stream starts with: a few chunks of a model's answer.
+/// The buffer a stream starts with when the built-in driver reads into it: a
+/// few chunks of a model's answer.
 pub(crate) const START_CAPACITY: usize = 8 * 1024;
+/// ... and when a driver feeds it (`push`): a chunk or two, grown as bytes
+/// wait. Thousands of streams in flight each hold one.
+const PUSH_START_CAPACITY: usize = 1024;
 /// Room kept for bytes fed while whole lines are waiting to be taken: beyond it
 /// a feed is refused until the caller takes events (back-pressure, `room`).
 pub(crate) const SOFT_LIMIT: usize = 64 * 1024;
@@ -77,7 +81,7 @@ impl Fed {
 
     /// Appends fed bytes (the caller checked `room`).
     pub(crate) fn push(&mut self, bytes: &[u8]) {
-        self.make_room(bytes.len());
+        self.make_room(bytes.len(), PUSH_START_CAPACITY);
         self.storage[self.end..self.end + bytes.len()].copy_from_slice(bytes);
         self.end += bytes.len();
     }
@@ -92,7 +96,7 @@ impl Fed {
             .saturating_add(2)
             .saturating_sub(self.end - self.start);
         let want = line_room.clamp(1, READ_SIZE);
-        self.make_room(want);
+        self.make_room(want, START_CAPACITY);
         // Whatever room is free after the bytes waiting, at least `want`.
         let n = reader.read(&mut self.storage[self.end..])?;
         self.end += n;
@@ -100,8 +104,9 @@ impl Fed {
     }
 
     /// Makes `extra` bytes of room after the waiting ones: moves them to the
-    /// front when that is enough, else grows the storage (a line longer than it).
-    fn make_room(&mut self, extra: usize) {
+    /// front when that is enough, else grows the storage (a line longer than it)
+    /// to `start` at least.
+    fn make_room(&mut self, extra: usize, start: usize) {
         if self.storage.len() - self.end >= extra {
             return;
         }
@@ -112,7 +117,7 @@ impl Fed {
         }
         if self.storage.len() - self.end < extra {
             let size = (self.end + extra)
-                .max(START_CAPACITY)
+                .max(start)
                 .max(self.storage.len() * 2);
             self.storage.resize(size, 0);
         }

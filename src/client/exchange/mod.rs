@@ -342,9 +342,10 @@ impl<'b> Exchange<'b> {
         let mut wait = None;
         if let Some(deadline) = self.deadline {
             if now >= deadline {
-                self.finish(Err(Error::Timeout(
-                    "total deadline (total_timeout_ms) passed".into(),
-                )));
+                let e = Error::Timeout("total deadline (total_timeout_ms) passed".into());
+                // An attempt awaiting its head ends here: its observer hears so.
+                self.end_watch(Err(&e));
+                self.finish(Err(e));
                 return Want::Done;
             }
             wait = Some(deadline - now);

@@ -1,0 +1,251 @@
+package gw
+
+// The exchange's C ABI (gw_exchange_*), for the net/http driver (drive.go). Like capi.go,
+// each C call goes through a static helper that returns everything by value, so no Go
+// variable has its address passed to C. Every call here is short: none reads a socket,
+// none sleeps. The hot path of a stream is one crossing per body read (feed and step
+// together) and one per further event (step and event together).
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include <gw.h>
+
+typedef struct { int status; gw_exchange *ex; char *err; } gw_go_ex_res;
+typedef struct { int want; int64_t wait_ms; gw_event ev; } gw_go_step_res;
+typedef struct { int status; size_t taken; gw_go_step_res step; } gw_go_feed_res;
+typedef struct { int status; gw_request_view view; } gw_go_view_res;
+typedef struct { int status; char *out; } gw_go_finish_res;
+
+static gw_go_ex_res gw_go_exchange_new(const gw_client *c, const char *method, const char *path,
+                                       const char *body, int flags) {
+	gw_go_ex_res r = {0, NULL, NULL};
+	r.status = gw_exchange_new(c, method, path, body, flags, &r.ex, &r.err);
+	return r;
+}
+
+static gw_go_ex_res gw_go_exchange_upload(const gw_client *c, const char *req, const gw_file *image,
+                                          const gw_file *mask) {
+	gw_go_ex_res r = {0, NULL, NULL};
+	r.status = gw_exchange_new_image_edit_upload(c, req, image, mask, &r.ex, &r.err);
+	return r;
+}
+
+// A step, with the event when it gives one.
+static gw_go_step_res gw_go_step(gw_exchange *ex) {
+	gw_go_step_res r;
+	memset(&r, 0, sizeof r);
+	r.want = gw_exchange_step(ex, &r.wait_ms);
+	if (r.want == GW_WANT_EVENT && gw_exchange_event(ex, &r.ev) != GW_OK) r.want = GW_INTERNAL;
+	return r;
+}
+
+static gw_go_view_res gw_go_request_view(gw_exchange *ex) {
+	gw_go_view_res r;
+	memset(&r, 0, sizeof r);
+	r.status = gw_exchange_request(ex, &r.view);
+	return r;
+}
+
+// packed holds count headers as "name\0value\0" pairs.
+static int gw_go_feed_head(gw_exchange *ex, int status, const char *packed, size_t count) {
+	gw_header on_stack[32];
+	gw_header *h = count <= 32 ? on_stack : malloc(count * sizeof(gw_header));
+	if (!h) return GW_INTERNAL;
+	for (size_t i = 0; i < count; i++) {
+		h[i].name = packed;
+		packed += strlen(packed) + 1;
+		h[i].value = packed;
+		packed += strlen(packed) + 1;
+	}
+	int rc = gw_exchange_feed_head(ex, status, h, count);
+	if (h != on_stack) free(h);
+	return rc;
+}
+
+// Feeds body bytes and steps: one crossing per read.
+static gw_go_feed_res gw_go_feed_body_step(gw_exchange *ex, const uint8_t *bytes, size_t len) {
+	gw_go_feed_res r;
+	memset(&r, 0, sizeof r);
+	r.status = gw_exchange_feed_body(ex, bytes, len, &r.taken);
+	r.step = gw_go_step(ex);
+	return r;
+}
+
+static gw_go_finish_res gw_go_exchange_finish(gw_exchange *ex) {
+	gw_go_finish_res r = {0, NULL};
+	r.status = gw_exchange_finish(ex, &r.out);
+	return r;
+}
+*/
+import "C"
+
+import (
+	"net/http"
+	"runtime"
+	"unsafe"
+)
+
+// What gw_exchange_step asks for (GW_WANT_*).
+const (
+	wantSend    = C.GW_WANT_SEND
+	wantReceive = C.GW_WANT_RECEIVE
+	wantWait    = C.GW_WANT_WAIT
+	wantEvent   = C.GW_WANT_EVENT
+	wantDone    = C.GW_WANT_DONE
+
+	exchangeStream     = C.GW_EXCHANGE_STREAM
+	exchangeEventsOnly = C.GW_EXCHANGE_EVENTS_ONLY
+	statusWouldBlock   = C.GW_WOULD_BLOCK
+)
+
+// cExchange is one call's exchange (gw_exchange); used by one goroutine at a time.
+type cExchange = C.gw_exchange
+
+// stepped is what a step gave: the want, its wait in ms (-1: none) and, for wantEvent,
+// the event (its pointers are gw's, valid until the next exchange call).
+type stepped struct {
+	want   int
+	waitMS int64
+	ev     C.gw_event
+}
+
+func exchangeNew(h *C.gw_client, method, path, body []byte, flags int) (*cExchange, int, []byte) {
+	r := C.gw_go_exchange_new(h, cstr(method), cstr(path), cstr(body), C.int(flags))
+	runtime.KeepAlive(method)
+	runtime.KeepAlive(path)
+	runtime.KeepAlive(body)
+	if r.ex != nil {
+		liveHandles.Add(1)
+	}
+	return r.ex, int(r.status), takeOut(r.err)
+}
+
+func exchangeUpload(h *C.gw_client, req []byte, image, mask *cFile) (*cExchange, int, []byte) {
+	r := C.gw_go_exchange_upload(h, cstr(req), image, mask)
+	runtime.KeepAlive(req)
+	if r.ex != nil {
+		liveHandles.Add(1)
+	}
+	return r.ex, int(r.status), takeOut(r.err)
+}
+
+func exchangeFree(ex *cExchange) {
+	if ex != nil {
+		C.gw_exchange_free(ex)
+		liveHandles.Add(-1)
+	}
+}
+
+func toStepped(r *C.gw_go_step_res) stepped {
+	return stepped{want: int(r.want), waitMS: int64(r.wait_ms), ev: r.ev}
+}
+
+func exchangeStep(ex *cExchange) stepped {
+	r := C.gw_go_step(ex)
+	return toStepped(&r)
+}
+
+// requestView is the request gw_exchange_request gives, read into Go (the body stays in
+// the exchange's memory: pieces point there).
+type requestView struct {
+	method string
+	url    string
+	header http.Header
+	pieces []C.gw_bytes
+	length int64
+}
+
+// exchangeRequest starts the attempt or hop; status is not StatusOK when the exchange
+// ended instead (a deadline, a cancel): step then says wantDone.
+func exchangeRequest(ex *cExchange) (requestView, int) {
+	r := C.gw_go_request_view(ex)
+	if r.status != C.GW_OK {
+		return requestView{}, int(r.status)
+	}
+	v := &r.view
+	out := requestView{
+		method: C.GoString(v.method),
+		url:    C.GoString(v.url),
+		header: make(http.Header, int(v.header_count)+1),
+		length: int64(v.body_len),
+	}
+	for _, h := range unsafe.Slice(v.headers, int(v.header_count)) {
+		// Names as gw wrote them: net/http sends them canonicalised anyway.
+		name := http.CanonicalHeaderKey(C.GoString(h.name))
+		out.header[name] = append(out.header[name], C.GoString(h.value))
+	}
+	if v.body_count > 0 {
+		out.pieces = append([]C.gw_bytes(nil), unsafe.Slice(v.body, int(v.body_count))...)
+	}
+	return out, StatusOK
+}
+
+// exchangeFeedHead feeds the answer's status and headers (each value as its own header,
+// a name may repeat). A value holding a NUL cannot be a C string and is left out.
+func exchangeFeedHead(ex *cExchange, status int, header http.Header) int {
+	var packed []byte
+	count := 0
+	for name, values := range header {
+		for _, v := range values {
+			if containsNUL(name) || containsNUL(v) {
+				continue
+			}
+			packed = append(append(append(append(packed, name...), 0), v...), 0)
+			count++
+		}
+	}
+	rc := C.gw_go_feed_head(ex, C.int(status), cstr(packed), C.size_t(count))
+	runtime.KeepAlive(packed)
+	return int(rc)
+}
+
+func containsNUL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// exchangeFeedBodyStep feeds b and steps; taken is how much of b gw took (all of it
+// unless status is statusWouldBlock: step, take the events, feed the rest).
+func exchangeFeedBodyStep(ex *cExchange, b []byte) (status, taken int, s stepped) {
+	var p *C.uint8_t
+	if len(b) > 0 {
+		p = (*C.uint8_t)(unsafe.Pointer(&b[0]))
+	}
+	r := C.gw_go_feed_body_step(ex, p, C.size_t(len(b)))
+	runtime.KeepAlive(b)
+	return int(r.status), int(r.taken), toStepped(&r.step)
+}
+
+func exchangeFeedEnd(ex *cExchange) int { return int(C.gw_exchange_feed_end(ex)) }
+
+// exchangeFeedError feeds a transport failure (StatusNetwork, StatusTimeout or
+// StatusCancelled); message must hold no key (callers pass net/http's error without its URL).
+func exchangeFeedError(ex *cExchange, status int, requestSent bool, message string) int {
+	sent := C.int(0)
+	if requestSent {
+		sent = 1
+	}
+	m := nulTerminated(message)
+	rc := C.gw_exchange_feed_error(ex, C.int(status), sent, cstr(m))
+	runtime.KeepAlive(m)
+	return int(rc)
+}
+
+func exchangeFinish(ex *cExchange) (int, []byte) {
+	r := C.gw_go_exchange_finish(ex)
+	return int(r.status), takeOut(r.out)
+}
+
+// pieceBytes views one body piece of a request view (C memory, valid until the next
+// exchangeRequest or exchangeFree).
+func pieceBytes(p C.gw_bytes) []byte {
+	if p.len == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p.data)), int(p.len))
+}

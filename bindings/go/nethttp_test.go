@@ -1,0 +1,251 @@
+package gw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recordingTransport is a user's middleware (what otelhttp is): it sees every request and
+// passes it on.
+type recordingTransport struct {
+	mu    sync.Mutex
+	paths []string
+	auth  []string
+}
+
+func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.paths = append(r.paths, req.Method+" "+req.URL.Path)
+	r.auth = append(r.auth, req.Header.Get("Authorization"))
+	r.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func (r *recordingTransport) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.paths...)
+}
+
+// Options.HTTPClient carries every request of every kind of call; gw, not the client's
+// CheckRedirect, follows a redirect.
+func TestHTTPClientCarriesEveryRequest(t *testing.T) {
+	resetMock(t)
+	rt := &recordingTransport{}
+	followed := false
+	hc := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
+		followed = true
+		return nil
+	}}
+	c := newClient(t, func(o *Options) { o.HTTPClient = hc })
+	if _, err := c.Chat(bg(), chatReq("plain")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.ChatStream(bg(), chatReq("streamed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range s.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.ImageEditUpload(bg(), ImageEditRequest{Model: "edit-model", Prompt: "hat"},
+		File{Name: "a.png", ContentType: "image/png", Data: []byte("png bytes")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.VideoStatus(bg(), VideoVendorR, "r-task-1"); err != nil {
+		t.Fatal(err)
+	}
+	fault(t, map[string]any{"match": "/v1/embeddings", "action": "redirect", "status": 307, "location": "/v1/embeddings"})
+	if _, err := c.Embeddings(bg(), EmbeddingRequest{Model: "e", Input: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"POST /v1/chat/completions", "POST /v1/chat/completions", "POST /v1/images/edits",
+		"GET /vendorR/task/r-task-1", "POST /v1/embeddings", "POST /v1/embeddings"}
+	if got := rt.seen(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the middleware saw %v, want %v", got, want)
+	}
+	if followed {
+		t.Error("the HTTPClient's CheckRedirect ran: net/http followed a redirect gw should have")
+	}
+	for i, a := range rt.auth {
+		if a != "Bearer "+testKey {
+			t.Errorf("request %d: Authorization %q", i, a)
+		}
+	}
+}
+
+// What configures connections belongs to the HTTPClient's transport: set beside it, it
+// is refused, naming the option; the built-in transport cannot take an HTTPClient.
+func TestHTTPClientRefusesConnectionOptions(t *testing.T) {
+	for name, set := range map[string]func(*Options){
+		"Proxy":              func(o *Options) { o.Proxy = "http://127.0.0.1:3128" },
+		"ConnectTimeout":     func(o *Options) { o.ConnectTimeout = time.Second },
+		"MaxIdleConnections": func(o *Options) { o.MaxIdleConnections = 4 },
+		"BuiltinTransport":   func(o *Options) { o.BuiltinTransport = true },
+	} {
+		o := Options{BaseURL: mockURL, APIKey: testKey, HTTPClient: &http.Client{}}
+		set(&o)
+		c, err := NewClient(o)
+		if err == nil {
+			c.Close()
+			t.Errorf("%s with HTTPClient: accepted", name)
+			continue
+		}
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s with HTTPClient: %v, want ErrInvalidArgument naming it", name, err)
+		}
+	}
+}
+
+// failingTransport fails every request with an error that quotes the URL, as careless
+// middleware does.
+type failingTransport struct{}
+
+func (failingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("middleware refused %s", req.URL)
+}
+
+// The ?key= of generateContent never reaches an error, whatever quotes the URL.
+func TestKeyNeverInTransportErrors(t *testing.T) {
+	for name, o := range map[string]func(*Options){
+		"refused connection": func(o *Options) { o.BaseURL = "http://127.0.0.1:1" },
+		"middleware":         func(o *Options) { o.HTTPClient = &http.Client{Transport: failingTransport{}} },
+	} {
+		c := newClient(t, o, func(o *Options) { o.APIKey = "sk-query-secret"; o.MaxRetries = -1 })
+		_, err := c.GenerateContent(bg(), "m", GenerateContentRequest{Contents: []NativeContent{{Role: "user", Parts: []NativePart{{Text: "x"}}}}})
+		e := asError(t, err)
+		if !errors.Is(err, ErrNetwork) {
+			t.Errorf("%s: %v, want ErrNetwork", name, err)
+		}
+		if text := fmt.Sprintf("%v %+v %s", err, e, e.Body); strings.Contains(text, "sk-query-secret") {
+			t.Errorf("%s: the key is in the error: %s", name, text)
+		}
+	}
+}
+
+// silentServer accepts connections and never answers (nor reads): a TLS handshake or an
+// upload waits on it.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return l.Addr().String()
+}
+
+// A cancelled context ends the call within 50 ms in every phase it can wait in.
+func TestCancelWithin50msInEveryPhase(t *testing.T) {
+	silent := silentServer(t)
+	// More than the socket buffers take, so the upload waits; a file is handed to gw as it
+	// is (no JSON to encode first, which would be the phase instead).
+	bigFile := File{Name: "big.png", ContentType: "image/png", Data: make([]byte, 24<<20)}
+	type phase struct {
+		name  string
+		setup func(*Options)
+		fault map[string]any
+		call  func(ctx context.Context, c *Client) error
+	}
+	chat := func(text string) func(ctx context.Context, c *Client) error {
+		return func(ctx context.Context, c *Client) error { _, err := c.Chat(ctx, chatReq(text)); return err }
+	}
+	phases := []phase{
+		{name: "TLS handshake", setup: func(o *Options) { o.BaseURL = "https://" + silent }, call: chat("x")},
+		{name: "upload", setup: func(o *Options) { o.BaseURL = "http://" + silent }, call: func(ctx context.Context, c *Client) error {
+			_, err := c.ImageEditUpload(ctx, ImageEditRequest{Model: "edit-model", Prompt: "x"}, bigFile, nil)
+			return err
+		}},
+		{name: "waiting for the head", fault: map[string]any{"action": "delay", "ms": 5000}, call: chat("x")},
+		{name: "reading a plain body", fault: map[string]any{"action": "raw", "then": "hang",
+			"bytes": "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"}, call: chat("x")},
+		{name: "retry backoff", setup: func(o *Options) { o.MaxRetries = 2; o.RetryAfterCap = time.Minute },
+			fault: map[string]any{"action": "status", "status": 429, "headers": map[string]string{"retry-after": "5"}}, call: chat("x")},
+		{name: "stream", fault: map[string]any{"action": "drip", "interval_ms": 2000}, call: func(ctx context.Context, c *Client) error {
+			s, err := c.ChatStream(ctx, chatReq("slow words here"))
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			for _, err := range s.Events() {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, p := range phases {
+		t.Run(p.name, func(t *testing.T) {
+			resetMock(t)
+			c := newClient(t, func(o *Options) { o.MaxRetries = -1 }, func(o *Options) {
+				if p.setup != nil {
+					p.setup(o)
+				}
+			})
+			if p.fault != nil {
+				p.fault["match"] = "/v1/chat/completions"
+				fault(t, p.fault)
+			}
+			ctx, cancel := context.WithCancel(bg())
+			defer cancel()
+			cancelledAt := make(chan time.Time, 1)
+			time.AfterFunc(200*time.Millisecond, func() { cancelledAt <- time.Now(); cancel() })
+			err := p.call(ctx, c)
+			took := time.Since(<-cancelledAt)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%v, want context.Canceled", err)
+			}
+			t.Logf("returned %v after the cancel", took.Round(time.Millisecond))
+			if took > 50*time.Millisecond {
+				t.Errorf("returned %v after the cancel, want within 50 ms", took)
+			}
+		})
+	}
+}
+
+// A request body is read from the exchange's memory until its attempt ends, never after.
+func TestRequestBodyDetaches(t *testing.T) {
+	b := &viewBody{pieces: [][]byte{[]byte("ab"), []byte("cde")}}
+	for i := 0; i < 2; i++ { // GetBody's second reader reads it all again
+		got, err := io.ReadAll(b.reader())
+		if err != nil || string(got) != "abcde" {
+			t.Fatalf("reader %d: %q %v", i, got, err)
+		}
+	}
+	r := b.reader()
+	b.detach()
+	if _, err := r.Read(make([]byte, 8)); !errors.Is(err, errBodyDetached) {
+		t.Fatalf("read after detach: %v, want errBodyDetached", err)
+	}
+}
