@@ -181,7 +181,7 @@ impl<'b> Spec<'b> {
             Auth::Bearer
         };
         Ok(Spec {
-            name: "request",
+            name: row.map_or("request", |op| op.name),
             method: method_kind,
             path: path.to_string(),
             auth,
