@@ -7,9 +7,9 @@ use crate::api::ops::{self, Operation};
 use crate::StreamEvent;
 
 use super::args;
-use super::client::gw_client;
 use super::event_buffers::EventBuffers;
 use super::guard::call;
+use super::handle::gw_client;
 use super::op::json_op;
 
 /// One streamed event, handed to a `gw_event_cb`.

@@ -7,8 +7,8 @@ use std::os::raw::c_int;
 use crate::api::ops::{self, Operation};
 use crate::error::Error;
 
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 use super::op::json_op;
 use super::wait::family_of;
 

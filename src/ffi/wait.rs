@@ -7,8 +7,8 @@ use crate::client::tasks::{TaskFamily, WaitOptions};
 use crate::error::Error;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 use super::video::{GW_VIDEO_CHARACTER, GW_VIDEO_UNIFIED, GW_VIDEO_VENDOR_K, GW_VIDEO_VENDOR_R};
 
 /// Called after each poll of `gw_video_wait` with the task's status word and
