@@ -10,8 +10,8 @@ use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK, GW_W
 use crate::EventStream;
 
 use super::args;
-use super::chat::gw_event;
 use super::error_slot::set_last_error;
+use super::event::gw_event;
 use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, panic_error, report};
 use super::handle::gw_client;
