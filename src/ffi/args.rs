@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::api::raw_json::{JsonText, Unscanned};
 use crate::error::Error;
 
-use super::client::gw_client;
+use super::handle::gw_client;
 
 /// A C copy of `text` for a callback or `gw_last_error`. An interior NUL (JSON
 /// text has none) becomes a space rather than cutting the text short.

@@ -1,7 +1,6 @@
 //! Creating, deriving, cancelling and freeing clients, and their last response.
 
 use std::ffi::c_char;
-use std::ops::Deref;
 use std::os::raw::c_int;
 use std::sync::Arc;
 
@@ -9,41 +8,10 @@ use crate::error::Error;
 use crate::{CallOptions, Client, Options};
 
 use super::args;
+use super::error_slot::set_last_error;
 use super::guard::{call, catch, report};
-use super::last_error::set_last_error;
-
-/// An opaque gateway client handle.
-///
-/// Thread rules: a client may be used from many threads at once; calls on it
-/// are independent and share one connection pool. It is reference-counted
-/// inside: `gw_client_free` during a call (from a callback or a finalizer on
-/// another thread) takes effect when the last call on it returns.
-///
-/// fork(): a client made before `fork()` may be used in the child (and in
-/// the parent) afterwards. The child never uses a connection its parent
-/// opened: it drops the inherited pooled connections unread (closing only its
-/// own descriptors, so the parent's stay intact) and opens its own. A stream
-/// open at the fork stays the parent's: in the child `gw_stream_next` on it
-/// fails (`GW_INVALID_ARGUMENT`) without reading, and `gw_client_cancel` there
-/// leaves the parent's connections alone. As with
-/// any library that uses locks, fork while no other thread is inside a gw
-/// call, or call only async-signal-safe functions (exec) in the child.
-pub struct gw_client {
-    client: Client,
-}
-
-impl Deref for gw_client {
-    type Target = Client;
-    fn deref(&self) -> &Client {
-        &self.client
-    }
-}
-
-impl gw_client {
-    fn into_raw(client: Client) -> *mut gw_client {
-        Arc::into_raw(Arc::new(gw_client { client })) as *mut gw_client
-    }
-}
+// Also for exchange.rs, which imports the handle from here.
+pub(super) use super::handle::gw_client;
 
 fn handed_out(result: Result<Client, Error>) -> *mut gw_client {
     match result {

@@ -7,8 +7,8 @@ use crate::api::ops;
 use crate::error::Error;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::report;
+use super::handle::gw_client;
 use super::op::json_op;
 
 /// POST /v1/embeddings: `{"model","input","encoding_format","dimensions"}`.

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use super::chat::gw_event;
+use super::event::gw_event;
 use crate::StreamEvent;
 
 /// NUL-terminated copies of the current event's name, data and text.

@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::error::{Error, GW_ABSENT, GW_INTERNAL, GW_OK};
 
-use super::last_error::set_last_error;
+use super::error_slot::set_last_error;
 
 /// Runs an export's body: `*out` gets the answer on success or the error JSON
 /// on failure (never a partial result); the status is returned. Everything,

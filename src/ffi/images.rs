@@ -8,8 +8,8 @@ use crate::api::ops;
 use crate::error::Error;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 use super::op::json_op;
 
 /// A file given from memory for a multipart upload. gw reads it during the

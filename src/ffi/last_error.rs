@@ -1,28 +1,12 @@
-//! The calling thread's last error message (as libgit2 and sqlite keep it).
-//!
-//! Reached with `try_with` only: gw may be called from a thread-key destructor
-//! after this thread's Rust thread-locals are gone, and `with` would panic
-//! there (an abort at the C boundary). Then the message is simply not kept.
+//! `gw_last_error`: the calling thread's last error message, kept by
+//! error_slot.rs (which says why it is reached with `try_with` only).
 
-use std::cell::RefCell;
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 
+// Also for exchange.rs, which imports it from here.
+pub(crate) use super::error_slot::set_last_error;
+use super::error_slot::LAST_ERROR;
 use super::guard::catch;
-
-thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
-}
-
-/// Keeps `message` as this thread's last error; does nothing (never panics)
-/// when the thread-local is already destroyed.
-pub(crate) fn set_last_error(message: &str) {
-    let text = super::args::c_string(message);
-    let _ = LAST_ERROR.try_with(|slot| {
-        if let Ok(mut slot) = slot.try_borrow_mut() {
-            *slot = text;
-        }
-    });
-}
 
 /// The message of the calling thread's most recent failed gw call, or "" when
 /// none failed yet. Never NULL.

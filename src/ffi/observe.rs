@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::{AttemptEvent, AttemptPhase, CallOptions, Observer};
 
 use super::args;
-use super::client::{gw_client, hand_out_into};
+use super::client::hand_out_into;
+use super::handle::gw_client;
 use super::user_data::UserData;
 
 /// `gw_attempt.phase` of an attempt about to be sent.

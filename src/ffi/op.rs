@@ -7,8 +7,8 @@ use crate::api::ops::{BodyKind, Operation};
 use crate::error::Error;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 
 /// Reads the client, the path parameters (each named for its error) and the
 /// request JSON, then runs the operation row.

@@ -4,8 +4,8 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 
 /// Sends `method` ("GET" or "POST") to `path` (starting with "/", e.g.
 /// "/v1/chat/completions" or "/vendorR/task/abc"; it may carry a query).

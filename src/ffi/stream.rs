@@ -10,11 +10,11 @@ use crate::error::{Error, GW_DONE, GW_INTERNAL, GW_INVALID_ARGUMENT, GW_OK, GW_W
 use crate::EventStream;
 
 use super::args;
-use super::chat::gw_event;
-use super::client::gw_client;
+use super::error_slot::set_last_error;
+use super::event::gw_event;
 use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, panic_error, report};
-use super::last_error::set_last_error;
+use super::handle::gw_client;
 
 /// An open stream whose events the caller pulls with `gw_stream_next`.
 ///

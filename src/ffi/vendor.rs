@@ -8,7 +8,7 @@ use std::os::raw::c_int;
 
 use crate::api::ops;
 
-use super::client::gw_client;
+use super::handle::gw_client;
 use super::op::json_op;
 
 /// POST /vendorK/v1/videos/text2video. Poll with `GW_VIDEO_VENDOR_K`.

@@ -5,12 +5,12 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 
 use crate::api::ops::{self, Operation};
+use crate::client::tasks::TaskFamily;
 use crate::error::Error;
 
-use super::client::gw_client;
 use super::guard::call;
+use super::handle::gw_client;
 use super::op::json_op;
-use super::wait::family_of;
 
 /// Unified video tasks: GET /v1/video/generations/{id}.
 pub const GW_VIDEO_UNIFIED: c_int = 0;
@@ -20,6 +20,19 @@ pub const GW_VIDEO_CHARACTER: c_int = 1;
 pub const GW_VIDEO_VENDOR_K: c_int = 2;
 /// Vendor R tasks: GET /vendorR/task/{taskId}.
 pub const GW_VIDEO_VENDOR_R: c_int = 3;
+
+pub(crate) fn family_of(family: c_int) -> Result<TaskFamily, Error> {
+    match family {
+        GW_VIDEO_UNIFIED => Ok(TaskFamily::Unified),
+        GW_VIDEO_CHARACTER => Ok(TaskFamily::Character),
+        GW_VIDEO_VENDOR_K => Ok(TaskFamily::VendorK),
+        GW_VIDEO_VENDOR_R => Ok(TaskFamily::VendorR),
+        other => Err(Error::invalid_param(
+            "family",
+            format!("family: must be GW_VIDEO_UNIFIED, GW_VIDEO_CHARACTER, GW_VIDEO_VENDOR_K or GW_VIDEO_VENDOR_R (got {other})"),
+        )),
+    }
+}
 
 fn status_op(family: c_int) -> Result<&'static Operation, Error> {
     family_of(family).map(|f| f.status_op())

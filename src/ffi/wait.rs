@@ -3,13 +3,12 @@
 use std::ffi::{c_char, c_void};
 use std::os::raw::c_int;
 
-use crate::client::tasks::{TaskFamily, WaitOptions};
-use crate::error::Error;
+use crate::client::tasks::WaitOptions;
 
 use super::args;
-use super::client::gw_client;
 use super::guard::call;
-use super::video::{GW_VIDEO_CHARACTER, GW_VIDEO_UNIFIED, GW_VIDEO_VENDOR_K, GW_VIDEO_VENDOR_R};
+use super::handle::gw_client;
+use super::video::family_of;
 
 /// Called after each poll of `gw_video_wait` with the task's status word and
 /// its whole record (JSON), both valid during the callback only. Return 0 to
@@ -29,19 +28,6 @@ pub type gw_progress_cb = Option<
         user_data: *mut c_void,
     ) -> c_int,
 >;
-
-pub(crate) fn family_of(family: c_int) -> Result<TaskFamily, Error> {
-    match family {
-        GW_VIDEO_UNIFIED => Ok(TaskFamily::Unified),
-        GW_VIDEO_CHARACTER => Ok(TaskFamily::Character),
-        GW_VIDEO_VENDOR_K => Ok(TaskFamily::VendorK),
-        GW_VIDEO_VENDOR_R => Ok(TaskFamily::VendorR),
-        other => Err(Error::invalid_param(
-            "family",
-            format!("family: must be GW_VIDEO_UNIFIED, GW_VIDEO_CHARACTER, GW_VIDEO_VENDOR_K or GW_VIDEO_VENDOR_R (got {other})"),
-        )),
-    }
-}
 
 /// Polls a video task of `family` (`GW_VIDEO_*`) until its status is terminal
 /// (`succeeded`/`succeed`/`completed`/`SUCCEEDED` or `failed`/`FAILED`, ...).

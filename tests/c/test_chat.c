@@ -135,10 +135,10 @@ static void validate_false_lets_the_server_judge(void)
 }
 
 /* gw reads request_json in one pass, 16 aligned bytes at a time, or 64 with AVX2 in a long
- * string (src/api/raw_json.rs). Under valgrind (make test-c) this shows that no load leaves
- * the caller's block, whatever the text's length and where it starts: bodies that scan whole
- * and are then refused by a limit, and bodies cut short (in a string, in a UTF-8 character).
- * Nothing reaches the mock. */
+ * string (src/api/raw_json/c_source.rs). Under valgrind (make test-c) this shows that no load
+ * leaves the caller's block, whatever the text's length and where it starts: bodies that scan
+ * whole and are then refused by a limit, and bodies cut short (in a string, in a UTF-8
+ * character). Nothing reaches the mock. */
 static void request_json_is_read_within_its_bytes(void)
 {
     static const char *const bodies[] = {
