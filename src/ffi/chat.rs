@@ -12,8 +12,6 @@ use super::event_buffers::EventBuffers;
 use super::guard::call;
 use super::handle::gw_client;
 use super::op::json_op;
-// For exchange.rs, which imports the event from here.
-pub(super) use super::event::gw_event;
 
 /// POST /v1/chat/completions. `request_json` is the request body (passed
 /// through: fields gw does not know reach the gateway untouched); documented

@@ -10,8 +10,7 @@ use crate::{CallOptions, Client, Options};
 use super::args;
 use super::error_slot::set_last_error;
 use super::guard::{call, catch, report};
-// Also for exchange.rs, which imports the handle from here.
-pub(super) use super::handle::gw_client;
+use super::handle::gw_client;
 
 fn handed_out(result: Result<Client, Error>) -> *mut gw_client {
     match result {

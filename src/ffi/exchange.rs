@@ -15,12 +15,12 @@ use crate::error::{
 };
 
 use super::args;
-use super::chat::gw_event;
-use super::client::gw_client;
+use super::error_slot::set_last_error;
+use super::event::gw_event;
 use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, report};
+use super::handle::gw_client;
 use super::images::{file_part, gw_file};
-use super::last_error::set_last_error;
 
 /// `gw_exchange_step`: send the request `gw_exchange_request` gives, then feed
 /// its answer.

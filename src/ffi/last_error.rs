@@ -3,8 +3,6 @@
 
 use std::ffi::c_char;
 
-// Also for exchange.rs, which imports it from here.
-pub(crate) use super::error_slot::set_last_error;
 use super::error_slot::LAST_ERROR;
 use super::guard::catch;
 

@@ -116,9 +116,7 @@ impl Fed {
             self.start = 0;
         }
         if self.storage.len() - self.end < extra {
-            let size = (self.end + extra)
-                .max(start)
-                .max(self.storage.len() * 2);
+            let size = (self.end + extra).max(start).max(self.storage.len() * 2);
             self.storage.resize(size, 0);
         }
     }
