@@ -22,6 +22,9 @@ int main(void)
     run_cancel_pull_tests();
     run_security_tests();
     run_peer_close_tests();
+    run_exchange_misuse_tests();
+    run_exchange_feed_tests();
+    run_exchange_loop_tests();
     support_cleanup();
     return harness_report();
 }

@@ -18,5 +18,8 @@ void run_handles_tests(void);
 void run_cancel_pull_tests(void);
 void run_security_tests(void);
 void run_peer_close_tests(void);
+void run_exchange_misuse_tests(void);
+void run_exchange_feed_tests(void);
+void run_exchange_loop_tests(void);
 
 #endif /* GW_TESTS_H */
