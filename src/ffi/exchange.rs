@@ -309,9 +309,12 @@ pub unsafe extern "C" fn gw_exchange_request(
             if out.is_null() {
                 return Err(Error::invalid_param("out", "out: must not be NULL"));
             }
+            // Over before this call: no request is due, whatever the outcome was (it is
+            // gw_exchange_finish's to tell); over by it: starting the attempt failed.
+            let over_before = ex.inner.outcome().is_some();
             if !ex.inner.start_request() {
                 return Err(match ex.inner.outcome() {
-                    Some(Err(e)) => e.clone(),
+                    Some(Err(e)) if !over_before => e.clone(),
                     _ => Error::invalid(
                         "exchange: no request is due (step until GW_WANT_SEND first)",
                     ),
