@@ -27,11 +27,14 @@ run_rust() {
     cargo test -q --test conformance -- --nocapture
 }
 
+# The C runner's sources, with examples/exchange's event loop (its --exchange mode).
+runner_c=(-Iinclude -Iexamples/exchange conformance/runners/c/*.c examples/exchange/gw_loop.c
+    examples/exchange/gwl_*.c -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release"
+    -lcjson -lpthread -lz)
+
 # Under valgrind, as the C suite runs: a leak or a memory error fails the language.
 run_c() {
-    cc -std=c11 -Wall -Wextra -Werror -O1 -g -Iinclude conformance/runners/c/*.c \
-        -o "$out/runner-c" -Ltarget/release -lgw -Wl,-rpath,"$repo/target/release" \
-        -lcjson -lpthread || return
+    cc -std=c11 -Wall -Wextra -Werror -O1 -g "${runner_c[@]}" -o "$out/runner-c" || return
     local status=0
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
         --show-leak-kinds=definite,indirect,possible --error-exitcode=9 \
@@ -42,6 +45,16 @@ run_c() {
         rm -f "$out/c.tsv"   # every case then counts as failed
     fi
     return "$status"
+}
+
+# Every call an exchange driven by gw_loop on one thread (examples/exchange), no blocking gw
+# call. Under AddressSanitizer (leaks included) and UBSan: the C suite already runs the loop
+# under valgrind, and this way the run takes seconds.
+run_c-exchange() {
+    cc -std=c11 -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined \
+        -fno-sanitize-recover=undefined -fno-omit-frame-pointer "${runner_c[@]}" \
+        -o "$out/runner-c-exchange" &&
+        "$out/runner-c-exchange" --exchange conformance "$out/c-exchange.tsv"
 }
 
 run_cpp() {
@@ -122,7 +135,7 @@ if [ -n "$jvm_absent" ]; then
     absent[java]="$jvm_absent"
 fi
 
-for language in rust c cpp go kotlin java swift; do
+for language in rust c c-exchange cpp go kotlin java swift; do
     [ -z "${absent[$language]:-}" ] || continue
     echo "== conformance $language"
     "run_$language" >"$out/$language.log" 2>&1
@@ -141,7 +154,7 @@ for root, _, files in os.walk("conformance/cases"):
         if f.endswith(".json"):
             cases.append(os.path.relpath(os.path.join(root, f), "conformance/cases")[:-5])
 cases.sort()
-languages = ["rust", "c", "cpp", "go", "go-nethttp", "kotlin", "java", "swift"]
+languages = ["rust", "c", "c-exchange", "cpp", "go", "go-nethttp", "kotlin", "java", "swift"]
 results, failed_any = {}, False
 for lang in languages:
     path = os.path.join(out, lang + ".tsv")
@@ -164,9 +177,10 @@ for lang in languages:
 bad = [c for c in cases if any(results[l][c] == "fail" for l in languages)]
 if bad:
     width = max(len(c) for c in bad)
-    print("\n" + "case".ljust(width) + "  " + "  ".join(l.ljust(6) for l in languages))
+    cols = [max(6, len(l)) for l in languages]
+    print("\n" + "case".ljust(width) + "  " + "  ".join(l.ljust(w) for l, w in zip(languages, cols)))
     for c in bad:
-        print(c.ljust(width) + "  " + "  ".join(results[l][c].ljust(6) for l in languages))
+        print(c.ljust(width) + "  " + "  ".join(results[l][c].ljust(w) for l, w in zip(languages, cols)))
 sys.exit(1 if failed_any else 0)
 PY
 status=$?

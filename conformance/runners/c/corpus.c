@@ -321,10 +321,17 @@ static char *tsv;
 static size_t tsv_len;
 static int passed, failed, skipped;
 
+static const char *language_name = "c";
+
+void corpus_language(const char *language) { language_name = language; }
+
 void corpus_record(const char *name, const char *word, const char *why)
 {
     if (!strcmp(word, "pass")) passed++;
-    else if (!strcmp(word, "fail")) { failed++; printf("conformance c FAIL %s: %s\n", name, why); }
+    else if (!strcmp(word, "fail")) {
+        failed++;
+        printf("conformance %s FAIL %s: %s\n", language_name, name, why);
+    }
     else skipped++;
     size_t more = strlen(name) + strlen(word) + strlen(why) + 4;
     tsv = realloc(tsv, tsv_len + more);

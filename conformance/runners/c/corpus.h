@@ -47,6 +47,8 @@ char *corpus_check(const cJSON *c, const conf_observed *seen);
 /* Walks a dotted path of keys and indexes. */
 const cJSON *corpus_value_at(const cJSON *doc, const char *path);
 
+/* The language the FAIL lines name ("c" unless set). */
+void corpus_language(const char *language);
 /* Records outcomes and writes build/conformance/<language>.tsv; prints the line. */
 void corpus_record(const char *name, const char *word, const char *why);
 int corpus_finish(const char *tsv_path, const char *language);

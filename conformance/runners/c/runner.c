@@ -1,7 +1,9 @@
 /*
  * The conformance corpus run through gw's C API against gw-mock (GW_TEST_BASE_URL):
- * every case file a test. Usage: runner <conformance dir> <tsv out>. Prints
+ * every case file a test. Usage: runner [--exchange] <conformance dir> <tsv out>. Prints
  * "conformance c: P passed, F failed, S skipped"; exits 1 when a case failed.
+ * --exchange: every call is an exchange (gw_exchange_new) driven by examples/exchange's
+ * gw_loop on this thread instead of a blocking gw call; the language is then "c-exchange".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -11,9 +13,20 @@
 #include <time.h>
 
 #include "corpus.h"
+#include "events.h"
+#include "exchange_call.h"
 #include "gw.h"
 
 static gw_client *control; /* the mock's /__mock endpoints */
+static gwl_loop *loop;     /* --exchange: the loop every call runs on; NULL: blocking calls */
+static const char *language = "c";
+
+/* Frees a call's *out: gw's text from a blocking call, a copy from the loop. */
+static void release(char *out)
+{
+    if (loop) free(out);
+    else gw_free(out);
+}
 
 static long long now_ms(void)
 {
@@ -41,23 +54,6 @@ static int family_of(const char *name)
     return -1;
 }
 
-typedef struct events { conf_event *items; size_t n, cap; } events;
-
-static int on_event(const gw_event *ev, void *user_data)
-{
-    events *evs = user_data;
-    if (evs->n == evs->cap) {
-        evs->cap = evs->cap ? evs->cap * 2 : 16;
-        evs->items = realloc(evs->items, evs->cap * sizeof *evs->items);
-        if (!evs->items) return 1;
-    }
-    conf_event *e = &evs->items[evs->n++];
-    e->name = strdup(ev->event);
-    e->text_delta = ev->text_delta ? strdup(ev->text_delta) : NULL;
-    e->choice_index = ev->choice_index;
-    return 0;
-}
-
 static const char *text_at(const cJSON *doc, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
@@ -68,11 +64,12 @@ static const char *text_at(const cJSON *doc, const char *key)
 static int call(gw_client *c, const char *verb, const char *body, const cJSON *args, events *evs,
                 char **out)
 {
+    if (loop) return exchange_call(loop, c, verb, body, args, evs, out);
     const char *id = text_at(args, "id");
     if (!strcmp(verb, "chat")) return gw_chat(c, body, out);
-    if (!strcmp(verb, "chatStream")) return gw_chat_stream(c, body, on_event, evs, out);
+    if (!strcmp(verb, "chatStream")) return gw_chat_stream(c, body, collect_event, evs, out);
     if (!strcmp(verb, "responses")) return gw_responses(c, body, out);
-    if (!strcmp(verb, "responsesStream")) return gw_responses_stream(c, body, on_event, evs, out);
+    if (!strcmp(verb, "responsesStream")) return gw_responses_stream(c, body, collect_event, evs, out);
     if (!strcmp(verb, "embeddings")) return gw_embeddings(c, body, out);
     if (!strcmp(verb, "imageGenerate")) return gw_image_generate(c, body, out);
     if (!strcmp(verb, "imageEdit")) return gw_image_edit(c, body, out);
@@ -108,6 +105,7 @@ static void *cancel_later(void *arg)
     nanosleep(&ts, NULL);
     k->cancelled_at = now_ms();
     gw_client_cancel(k->handle);
+    if (loop) gwl_wake(loop); /* the loop steps its call, which sees the cancel */
     return NULL;
 }
 
@@ -178,7 +176,7 @@ static char *run_case(const char *base_url, const cJSON *c)
                 why = strdup("setup failed");
             }
             cJSON_Delete(doc);
-            gw_free(made);
+            release(made);
             free(body);
             setup_requests = recorded_count(NULL, NULL, NULL);
         }
@@ -205,7 +203,7 @@ static char *run_case(const char *base_url, const cJSON *c)
                    : cJSON_IsString(request_text) ? strdup(request_text->valuestring) : NULL;
         if (!why) {
             rc = call(handle, verb, body, args, &evs, &out);
-            if (rc == -100) why = strdup("the C runner knows no such verb");
+            if (rc == EXCHANGE_NO_SUCH_CALL) why = strdup("the C runner knows no such verb");
         }
         long long returned = now_ms();
         if (cancel) {
@@ -229,16 +227,12 @@ static char *run_case(const char *base_url, const cJSON *c)
     seen.status = rc;
     seen.out = out ? cJSON_Parse(out) : NULL;
     if (out && !seen.out) seen.out = cJSON_CreateString(out);
-    gw_free(out);
+    release(out);
     seen.events = evs.items;
     seen.n_events = evs.n;
     seen.sent = recorded_count(&seen.last_body, &seen.last_headers, &seen.last_query) - setup_requests;
     if (!why) why = corpus_check(c, &seen);
-    for (size_t i = 0; i < evs.n; i++) {
-        free(evs.items[i].name);
-        free(evs.items[i].text_delta);
-    }
-    free(evs.items);
+    events_free(&evs);
     cJSON_Delete(seen.out);
     cJSON_Delete(seen.last_body);
     cJSON_Delete(seen.last_headers);
@@ -250,13 +244,21 @@ static char *run_case(const char *base_url, const cJSON *c)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && !strcmp(argv[1], "--exchange")) {
+        loop = gwl_loop_new();
+        if (!loop) { perror("conformance c-exchange: gwl_loop_new"); return 2; }
+        language = "c-exchange";
+        corpus_language(language);
+        argv++;
+        argc--;
+    }
     if (argc != 3) {
-        fprintf(stderr, "usage: %s <conformance dir> <tsv out>\n", argv[0]);
+        fprintf(stderr, "usage: %s [--exchange] <conformance dir> <tsv out>\n", argv[0]);
         return 2;
     }
     const char *base_url = getenv("GW_TEST_BASE_URL");
     if (!base_url) {
-        fprintf(stderr, "conformance c: GW_TEST_BASE_URL is not set (the gw-mock address)\n");
+        fprintf(stderr, "conformance %s: GW_TEST_BASE_URL is not set (the gw-mock address)\n", language);
         return 2;
     }
     char options[1024];
@@ -271,7 +273,7 @@ int main(int argc, char **argv)
     conf_case *cases;
     size_t n = corpus_load(argv[1], &cases);
     for (size_t i = 0; i < n; i++) {
-        const char *skip = corpus_skip_reason(argv[1], "c", cases[i].name);
+        const char *skip = corpus_skip_reason(argv[1], language, cases[i].name);
         if (skip) {
             corpus_record(cases[i].name, "skip", skip);
             continue;
@@ -282,5 +284,6 @@ int main(int argc, char **argv)
     }
     corpus_free(cases, n);
     gw_client_free(control);
-    return corpus_finish(argv[2], "c");
+    gwl_loop_free(loop);
+    return corpus_finish(argv[2], language);
 }
