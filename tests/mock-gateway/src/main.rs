@@ -60,8 +60,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     // Bind before printing so the printed address is already accepting connections.
-    let listener = match std::net::TcpListener::bind(("127.0.0.1", args.port)) {
+    let listener = match rt.block_on(async { listen(args.port) }) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("gw-mock: cannot bind 127.0.0.1:{}: {e}", args.port);
@@ -88,15 +93,7 @@ fn main() -> ExitCode {
         let _ = writeln!(out, "{scheme}://{addr}");
         let _ = out.flush();
     }
-    listener.set_nonblocking(true).expect("set_nonblocking");
-
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
         let shutdown = shutdown_signal(args.exit_on_stdin_eof);
         match &identity {
             None => gw_mock::serve(listener, &args.api_key, shutdown).await,
@@ -106,6 +103,16 @@ fn main() -> ExitCode {
     // Don't wait for open connections (e.g. a dripping stream) on the way out.
     rt.shutdown_background();
     ExitCode::SUCCESS
+}
+
+/// Listens on 127.0.0.1:`port` with a backlog of 1024 (std's bind gives 128): a client
+/// opening a thousand connections at once (the C event-loop tests, `make bench`) then has none
+/// of its SYNs dropped and sent again a second later.
+fn listen(port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?; // as std's bind does on Unix
+    socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], port)))?;
+    socket.listen(1024)
 }
 
 /// Completes on SIGINT, SIGTERM, or (when asked) end of stdin.
