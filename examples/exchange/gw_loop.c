@@ -61,6 +61,7 @@ struct gwl_loop {
     gwl_timers timers;
     uint32_t next_serial;
     uint8_t *read_buf;
+    size_t held; /* a head buffer whose body bytes are being fed now (gwl_footprint) */
 };
 
 /* --- the loop's bookkeeping ------------------------------------------------------------ */
@@ -421,8 +422,9 @@ static void take_body(gwl_loop *l, call *c, const uint8_t *in, size_t in_len)
 static void take_head(gwl_loop *l, call *c, const uint8_t *bytes, size_t n)
 {
     if (c->answer_head_len + n + 1 > c->answer_head_cap) {
-        size_t cap = c->answer_head_cap ? c->answer_head_cap : 1024;
-        while (cap < c->answer_head_len + n + 1) cap *= 2;
+        /* What this read needs, in 1 KiB steps: the body bytes read with the head are fed
+         * from here, and doubling would hold twice a read per call in flight. */
+        size_t cap = (c->answer_head_len + n + 1 + 1023) / 1024 * 1024;
         char *grown = realloc(c->answer_head, cap);
         if (grown == NULL) {
             transport_failed(c, GW_NETWORK, "the loop is out of memory for an answer head", 0);
@@ -475,12 +477,15 @@ static void take_head(gwl_loop *l, call *c, const uint8_t *bytes, size_t n)
         if (n == 0) gwl_body_closed(c->body);
         /* The bytes after the head: fed from the head's buffer, freed after. */
         char *rest_buf = c->answer_head;
+        size_t rest_cap = c->answer_head_cap;
         c->answer_head = NULL;
         c->answer_head_cap = 0;
         size_t rest = c->answer_head_len - end;
         c->answer_head_len = 0;
+        l->held = rest_cap;
         take_body(l, c, (const uint8_t *)rest_buf + end, rest);
         free(rest_buf);
+        l->held = 0;
         return;
     }
 }
@@ -594,7 +599,7 @@ int gwl_run(gwl_loop *l)
 
 size_t gwl_footprint(const gwl_loop *l)
 {
-    size_t bytes = 0;
+    size_t bytes = l->held;
     for (uint32_t i = 0; i < l->slot_count; i++) {
         const call *c = l->slots[i];
         if (c == NULL) continue;
