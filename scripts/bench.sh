@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bench-build.sh
 source scripts/lib/bench-server.sh
+source scripts/lib/mock.sh
 
 lib_dir="${GW_BENCH_LIB_DIR:-target/release}"
 if [ ! -f "$lib_dir/libgw.so" ]; then
@@ -22,10 +23,10 @@ lib_dir="$(cd "$lib_dir" && pwd)"
 
 if [ "${GW_BENCH_QUICK:-0}" = 1 ]; then
     calls=2000 warmup=200 strace_n=100 events=100000 long_mib=128 scale_n=2000
-    upload_reps=3 upload_mib=5 big_reps=5
+    upload_reps=3 upload_mib=5 big_reps=5 inflight_n=200 fast_words=5000
 else
     calls=20000 warmup=2000 strace_n=1000 events=1000000 long_mib=1024 scale_n=20000
-    upload_reps=5 upload_mib=50 big_reps=40
+    upload_reps=5 upload_mib=50 big_reps=40 inflight_n=1000 fast_words=20000
 fi
 
 echo "bench: compiling bench/ (gwbench against $lib_dir)" >&2
@@ -269,4 +270,52 @@ row "heap allocations per call, image chat of 1 MiB vs 5 MiB" \
     "$(get allocs_per_call "$big_small") vs $(get allocs_per_call "$big_img")" - - "the same"
 echo
 echo "ratio: gw's time, CPU or count over the floor's (for events per second, the floor's rate over gw's)."
+
+# --- Many streams in flight (issue 40): one thread driving exchanges (examples/exchange's
+# epoll loop) beside a thread per gw_chat_stream, against gw-mock dripping an event every
+# 200 ms so all are open at once (bench/inflight.c).
+echo
+if ! nm -D "$lib_dir/libgw.so" 2>/dev/null | grep ' gw_exchange_new$' >/dev/null; then
+    echo "streams in flight: skipped, $lib_dir/libgw.so has no gw_exchange_* (older than the exchange)"
+else
+    echo "bench: compiling bench/inflight.c with examples/exchange" >&2
+    under="$(dirname "$GWBENCH")"
+    INFLIGHT="$under/inflight"
+    header_dir=include
+    [ -f "$lib_dir/gw.h" ] && header_dir="$lib_dir"
+    cc "${bench_cflags[@]}" -I"$header_dir" -Iexamples/exchange -Ibench \
+        bench/inflight.c bench/alloc_live.c bench/measure.c examples/exchange/gw_loop.c \
+        examples/exchange/gwl_*.c -o "$INFLIGHT" -L"$under" -lgw -Wl,-rpath,"$under" -lz
+    start_mock
+    fly=(url="$MOCK_URL" n="$inflight_n" drip_ms=200)
+    fly_loop="$(measure "$inflight_n streams in flight, exchange + gw_loop, one thread" "$INFLIGHT" loop "${fly[@]}")"
+    fly_threads="$(measure "$inflight_n streams in flight, gw_chat_stream on a thread each" "$INFLIGHT" threads "${fly[@]}")"
+    fly_fast="$(measure "one fast stream of $fast_words events, exchange + gw_loop" "$INFLIGHT" fast \
+        url="$MOCK_URL" words="$fast_words")"
+    stop_mock
+    kib() { awk -v b="$1" 'BEGIN { printf "%.1f KiB", b / 1024 }'; }
+    row3() { printf '| %s | %s | %s |\n' "$@"; }
+    echo
+    row3 "$inflight_n streamed chats in flight (gw-mock: an event every 200 ms)" \
+        "exchange + gw_loop, one thread" "gw_chat_stream, one thread per call"
+    row3 --- --- ---
+    for key in wall_s cpu_s; do
+        label="wall time"; [ "$key" = cpu_s ] && label="CPU (user + sys)"
+        row3 "$label" "$(get "$key" "$fly_loop") s" "$(get "$key" "$fly_threads") s"
+    done
+    row3 "peak RSS (growth over the start)" \
+        "$(get peak_rss_mib "$fly_loop") MiB (+$(get rss_growth_mib "$fly_loop"))" \
+        "$(get peak_rss_mib "$fly_threads") MiB (+$(get rss_growth_mib "$fly_threads"))"
+    row3 "threads, mid-stream" "$(get threads "$fly_loop")" "$(get threads "$fly_threads")"
+    row3 "live heap per stream, mid-stream" \
+        "$(kib "$(get live_per_stream_b "$fly_loop")"): gw $(kib "$(get gw_per_stream_b "$fly_loop")"), the loop $(kib "$(get loop_per_stream_b "$fly_loop")")" \
+        "$(kib "$(get live_per_stream_b "$fly_threads")"): gw's state, the connection (ureq: 16 KiB in, 64 KiB out), the thread's"
+    row3 "heap allocations per stream until then (bytes asked)" \
+        "$(get allocs_per_stream "$fly_loop") ($(kib "$(get asked_per_stream_b "$fly_loop")"))" \
+        "$(get allocs_per_stream "$fly_threads") ($(kib "$(get asked_per_stream_b "$fly_threads")"))"
+    echo
+    echo "gw's own state per streamed chat in flight (exchange, parser, assembly, buffers; target <= 32 KiB):"
+    echo "  mid-stream: $(kib "$(get gw_per_stream_b "$fly_loop")"); an exchange just made: $(kib "$(get created_per_stream_b "$fly_loop")");"
+    echo "  peak over one fast stream of $fast_words events (events only, no assembly): $(kib "$(get gw_peak_b "$fly_fast")")"
+fi
 echo "Raw lines: $log"
