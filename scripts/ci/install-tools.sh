@@ -23,6 +23,8 @@ for pair in valgrind:valgrind pkg-config:pkg-config make:make cc:gcc git:git pyt
 done
 # cJSON: the C conformance runner reads the corpus with it.
 [ -f /usr/include/cjson/cJSON.h ] || missing+=(libcjson-dev)
+# zlib: the example event loop (examples/exchange, built into the C suite) inflates gzip answers.
+[ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"
