@@ -93,6 +93,10 @@ final class ExchangeRun: @unchecked Sendable {
             locked { fx in
                 if let now = immediate(&fx) {
                     fx.resume = (c, now)
+                } else if waiter != nil {
+                    // One step at a time (StreamCall's turn): a second waiter is a bug, not a hang.
+                    let why = #"{"error":{"message":"two Tasks stepped one exchange at once","type":"internal_error"}}"#
+                    fx.resume = (c, .done(GwClient.Outcome(status: GW_INTERNAL, text: Data(why.utf8), meta: nil)))
                 } else {
                     waiter = c
                 }

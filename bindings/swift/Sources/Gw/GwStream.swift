@@ -398,8 +398,11 @@ final class StreamCall: @unchecked Sendable {
     /// GW_CANCELLED at once) and end it.
     private func cancelCall() {
         target?.cancel()
-        lock.locked { run }?.cancel()
-        wake(lock.locked { endLocked(.failed, failure: Self.cancelledByATask) })
+        // The call ends before its exchange is told: a Task stepping it then reads this end,
+        // not the exchange's own GW_CANCELLED.
+        let (waiters, open) = lock.locked { (endLocked(.failed, failure: Self.cancelledByATask), run) }
+        open?.cancel()
+        wake(waiters)
     }
 
     /// The outcome of a call that ended, for a Task that is not cancelled: nil while it runs.
