@@ -195,7 +195,8 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (run, observer) = lock.locked { (runs.removeValue(forKey: task.taskIdentifier), self.observer) }
-        run?.completed(task, error: error)
+        // The observer first: a call this end completes returns after it saw the end.
         observer?(task, error)
+        run?.completed(task, error: error)
     }
 }
