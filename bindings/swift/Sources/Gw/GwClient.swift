@@ -4,9 +4,9 @@ import Foundation
 /// A client of the gateway: one gw client (one connection pool) shared by every call.
 ///
 /// `GwClient` is `Sendable`: share one across the app. Each call runs on a handle derived
-/// for it (its own cancellation, per-call options and response metadata) and blocks one of
-/// the client's own threads (see ``GwOptions/maxThreads``), never a thread of Swift's
-/// cooperative pool. Cancelling the calling `Task` cancels the call in gw, whatever it is
+/// for it (its own cancellation, per-call options and response metadata). With the built-in
+/// transport it blocks one of the client's own threads (see ``GwOptions/maxThreads``), never a
+/// thread of Swift's cooperative pool; with ``GwTransport/urlSession(_:)`` it holds no thread. Cancelling the calling `Task` cancels the call in gw, whatever it is
 /// doing, and the call throws `CancellationError`.
 ///
 /// Releasing the last reference frees the native client; calls and streams still in flight

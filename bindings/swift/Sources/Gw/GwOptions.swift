@@ -71,7 +71,8 @@ public struct GwOptions: Sendable, Hashable {
     /// stream read holds one of them; calls beyond the cap wait for a free thread (a waiting
     /// call is still cancellable at once, and fails with `.timeout` at its total deadline).
     /// Threads are the binding's own, never Swift's cooperative pool; they exit after 10 s
-    /// idle, and as soon as they have no work once the client is released.
+    /// idle, and as soon as they have no work once the client is released. With
+    /// ``GwTransport/urlSession(_:)`` only `videoWait` takes one (its poll loop is gw's).
     public var maxThreads: Int
     /// How calls reach the network: gw's own stack (``GwTransport/builtIn``, the default) or
     /// the platform's `URLSession` (``GwTransport/urlSession(_:)``: on Apple platforms the

@@ -40,6 +40,9 @@ public struct GwTransport: Sendable, Hashable, CustomStringConvertible {
     /// `allowsConstrainedNetworkAccess`, `waitsForConnectivity`, the proxy dictionary, TLS
     /// versions, `httpAdditionalHeaders` (gw's own headers win).
     ///
+    /// `connectTimeout` counts until the request's body starts to go (URLSession does not tell
+    /// when a connection is up); a GET's connect is bounded by `firstByteTimeout`.
+    ///
     /// Certificates are checked by the system (the options `caFile`, `caPEM`, `proxy` and
     /// `tlsVerifier: .webpki` are refused with this transport: they configure gw's own stack).
     /// ``GwClient/videoWait(_:taskId:interval:timeout:options:progress:)`` and `videoUpdates`
