@@ -102,8 +102,9 @@ run_java() {
 
 # Swift: the GwTests suite's Conformance test (bindings/swift/Tests/GwTests/ConformanceTests.swift)
 # in the plain scratch directory scripts/test-swift.sh uses, so either builds on the other's.
+# swift-urlsession: the same runner through the URLSession transport, on the same build.
 SWIFT="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
-run_swift() {
+swift_corpus() {
     local scratch="$repo/bindings/swift/.build/plain" digest
     # SwiftPM does not track libgw.a (a linker flag): relink when its digest changed.
     digest="$(sha256sum target/release/libgw.a | cut -d' ' -f1)"
@@ -113,9 +114,14 @@ run_swift() {
     mkdir -p "$scratch" && echo "$digest" >"$scratch/libgw.sha256"
     (cd bindings/swift &&
         "$SWIFT" build --build-tests --scratch-path "$scratch" -Xswiftc -warnings-as-errors &&
-        "$SWIFT" test --skip-build --disable-xctest --scratch-path "$scratch" --filter 'Conformance/corpus')
+        "$SWIFT" test --skip-build --disable-xctest --scratch-path "$scratch" --filter "Conformance/$1\\(")
 }
-[ -x "$SWIFT" ] || absent[swift]="no Swift toolchain (swift on PATH or /opt/swift; Debian packages none)"
+run_swift() { swift_corpus corpus; }
+run_swift-urlsession() { swift_corpus urlSessionCorpus; }
+if [ ! -x "$SWIFT" ]; then
+    absent[swift]="no Swift toolchain (swift on PATH or /opt/swift; Debian packages none)"
+    absent[swift-urlsession]="${absent[swift]}"
+fi
 
 go_status=0
 scripts/ci/install-go.sh --which >/dev/null 2>&1 || go_status=$?
@@ -135,7 +141,7 @@ if [ -n "$jvm_absent" ]; then
     absent[java]="$jvm_absent"
 fi
 
-for language in rust c c-exchange cpp go kotlin java swift; do
+for language in rust c c-exchange cpp go kotlin java swift swift-urlsession; do
     [ -z "${absent[$language]:-}" ] || continue
     echo "== conformance $language"
     "run_$language" >"$out/$language.log" 2>&1
@@ -154,7 +160,7 @@ for root, _, files in os.walk("conformance/cases"):
         if f.endswith(".json"):
             cases.append(os.path.relpath(os.path.join(root, f), "conformance/cases")[:-5])
 cases.sort()
-languages = ["rust", "c", "c-exchange", "cpp", "go", "go-nethttp", "kotlin", "java", "swift"]
+languages = ["rust", "c", "c-exchange", "cpp", "go", "go-nethttp", "kotlin", "java", "swift", "swift-urlsession"]
 results, failed_any = {}, False
 for lang in languages:
     path = os.path.join(out, lang + ".tsv")

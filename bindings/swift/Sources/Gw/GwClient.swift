@@ -4,9 +4,9 @@ import Foundation
 /// A client of the gateway: one gw client (one connection pool) shared by every call.
 ///
 /// `GwClient` is `Sendable`: share one across the app. Each call runs on a handle derived
-/// for it (its own cancellation, per-call options and response metadata) and blocks one of
-/// the client's own threads (see ``GwOptions/maxThreads``), never a thread of Swift's
-/// cooperative pool. Cancelling the calling `Task` cancels the call in gw, whatever it is
+/// for it (its own cancellation, per-call options and response metadata). With the built-in
+/// transport it blocks one of the client's own threads (see ``GwOptions/maxThreads``), never a
+/// thread of Swift's cooperative pool; with ``GwTransport/urlSession(_:)`` it holds no thread. Cancelling the calling `Task` cancels the call in gw, whatever it is
 /// doing, and the call throws `CancellationError`.
 ///
 /// Releasing the last reference frees the native client; calls and streams still in flight
@@ -23,17 +23,21 @@ public final class GwClient: Sendable {
     /// The client's total timeout (gw's 600 s unless set; nil: none), which a call's deadline
     /// counts from the call, the wait for a thread included.
     let totalTimeout: Duration?
+    /// The URLSession every call goes through (``GwTransport/urlSession(_:)``); nil: gw's own
+    /// stack on the client's threads.
+    let session: URLSessionTransport?
 
     /// A client from typed options. With the defaults, the base URL and the key come from
     /// `GW_BASE_URL` and `GW_API_KEY`. Throws a ``GwError`` of kind `.invalidArgument` naming
     /// the option at fault.
     public convenience init(_ options: GwOptions = GwOptions()) throws {
-        try self.init(optionsJSON: options.json(), maxThreads: options.maxThreads)
+        try self.init(optionsJSON: options.json(), maxThreads: options.maxThreads, transport: options.transport)
     }
 
     /// A client from gw's options JSON as is (e.g. read from a configuration file).
-    public init(optionsJSON: JSONValue, maxThreads: Int = 64) throws {
+    public init(optionsJSON: JSONValue, maxThreads: Int = 64, transport: GwTransport = .builtIn) throws {
         if maxThreads < 1 { throw GwError.invalidArgument("maxThreads", "must be at least 1 (got \(maxThreads))") }
+        if transport.sessionConfiguration != nil { try Self.checkForURLSession(optionsJSON) }
         var out: OpaquePointer?
         var err: UnsafeMutablePointer<CChar>?
         let status = try withCString(optionsJSON.jsonString, "options") { gw_client_create($0, &out, &err) }
@@ -44,6 +48,7 @@ public final class GwClient: Sendable {
         }
         base = Handle(handle)
         pool = BlockingPool(cap: maxThreads)
+        session = transport.sessionConfiguration.map(URLSessionTransport.init)
         // gw.h: total_timeout_ms defaults to 600000; 0 means none.
         let ms = optionsJSON["total_timeout_ms"]?.intValue ?? 600_000
         totalTimeout = ms > 0 ? .milliseconds(ms) : nil
@@ -79,8 +84,11 @@ public final class GwClient: Sendable {
     /// for a thread at its deadline throws `.timeout` then and is never sent, and a call that
     /// waited is sent with only the rest of it.
     func call(
-        _ options: GwCallOptions, _ invoke: @escaping @Sendable (OpaquePointer, OutSlot) -> Int32
+        _ options: GwCallOptions, exchange: @autoclosure () throws -> ExchangeMaker?,
+        _ invoke: @escaping @Sendable (OpaquePointer, OutSlot) -> Int32
     ) async throws -> Data {
+        // The URLSession transport: the exchange's way, unless the call has none (videoWait).
+        if let session, let exchange = try exchange() { return try await call(options, session, exchange) }
         try Task.checkCancellation()
         let start = ContinuousClock.now
         let startTime = DispatchTime.now()
@@ -153,7 +161,9 @@ public final class GwClient: Sendable {
     /// The common shape `int gw_xxx(client, request_json, out)`.
     func post(_ op: PostOp, _ body: Data, _ options: GwCallOptions) async throws -> Data {
         let request = try CText(body, "request")
-        return try await call(options) { h, out in request.with { op.invoke(h, $0, out) } }
+        return try await call(options, exchange: try ExchangePath.maker("POST", op.path, request)) { h, out in
+            request.with { op.invoke(h, $0, out) }
+        }
     }
 }
 

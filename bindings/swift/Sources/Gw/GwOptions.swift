@@ -71,8 +71,14 @@ public struct GwOptions: Sendable, Hashable {
     /// stream read holds one of them; calls beyond the cap wait for a free thread (a waiting
     /// call is still cancellable at once, and fails with `.timeout` at its total deadline).
     /// Threads are the binding's own, never Swift's cooperative pool; they exit after 10 s
-    /// idle, and as soon as they have no work once the client is released.
+    /// idle, and as soon as they have no work once the client is released. With
+    /// ``GwTransport/urlSession(_:)`` only `videoWait` takes one (its poll loop is gw's).
     public var maxThreads: Int
+    /// How calls reach the network: gw's own stack (``GwTransport/builtIn``, the default) or
+    /// the platform's `URLSession` (``GwTransport/urlSession(_:)``: on Apple platforms the
+    /// cellular radio, VPN on demand, system proxies, ATS and Low Data Mode apply). See
+    /// ``GwTransport``.
+    public var transport: GwTransport
 
     public init(
         baseURL: String? = nil, apiKey: String? = nil, connectTimeout: Duration? = nil,
@@ -83,7 +89,7 @@ public struct GwOptions: Sendable, Hashable {
         maxLineBytes: Int? = nil, maxEventBytes: Int? = nil, userAgent: String? = nil,
         maxIdleConnections: Int? = nil, idempotencyKeys: Bool? = nil, caFile: String? = nil,
         caPEM: String? = nil, tlsVerifier: GwTLSVerifier? = nil, extra: [String: JSONValue] = [:],
-        maxThreads: Int = 64
+        maxThreads: Int = 64, transport: GwTransport = .builtIn
     ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
@@ -110,6 +116,7 @@ public struct GwOptions: Sendable, Hashable {
         self.tlsVerifier = tlsVerifier
         self.extra = extra
         self.maxThreads = maxThreads
+        self.transport = transport
     }
 
     /// Options from the environment: `GW_BASE_URL` and `GW_API_KEY` (read by gw), the rest
@@ -164,7 +171,7 @@ extension GwOptions: CustomStringConvertible, CustomDebugStringConvertible, Cust
 
     /// The options with the API key hidden.
     public var description: String {
-        "GwOptions(" + ((try? keyRedacted.json().jsonString) ?? "?") + ", maxThreads: \(maxThreads))"
+        "GwOptions(" + ((try? keyRedacted.json().jsonString) ?? "?") + ", maxThreads: \(maxThreads), transport: \(transport))"
     }
 
     /// The same as ``description``: the API key hidden.
@@ -187,7 +194,7 @@ extension GwOptions: CustomStringConvertible, CustomDebugStringConvertible, Cust
                 "maxEventBytes": o.maxEventBytes as Any, "userAgent": o.userAgent as Any,
                 "maxIdleConnections": o.maxIdleConnections as Any, "idempotencyKeys": o.idempotencyKeys as Any,
                 "caFile": o.caFile as Any, "caPEM": o.caPEM as Any, "tlsVerifier": o.tlsVerifier as Any,
-                "extra": o.extra, "maxThreads": o.maxThreads,
+                "extra": o.extra, "maxThreads": o.maxThreads, "transport": o.transport,
             ], displayStyle: .struct)
     }
 }

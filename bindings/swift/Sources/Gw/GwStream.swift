@@ -131,7 +131,17 @@ public struct GwStream<Final: Decodable & Sendable>: AsyncSequence, Sendable {
 /// (`gw_stream_next_buffered` never blocks); only when gw would read does the step hop to a
 /// pool thread for the blocking `gw_stream_next`.
 final class StreamCall: @unchecked Sendable {
-    enum Opener: Sendable { case chat, responses }
+    enum Opener: Sendable {
+        case chat, responses
+
+        /// The operation's path in gw's table (the URLSession transport's exchange).
+        var path: String {
+            switch self {
+            case .chat: return PostOp.chat.path
+            case .responses: return PostOp.responses.path
+            }
+        }
+    }
     enum Phase {
         case ready, open, done, failed, abandoned
 
@@ -186,6 +196,10 @@ final class StreamCall: @unchecked Sendable {
     private let target: CancelTarget?
     private let base: Handle
     private let pool: BlockingPool
+    /// The URLSession transport (nil: gw's blocking pull on the pool's threads), and the
+    /// stream's exchange once open (under `lock`; freed as `stream` is).
+    private let session: URLSessionTransport?
+    private var run: ExchangeRun?
     /// The total timeout (the call's, else the client's; nil: none) and the first time a Task
     /// asked to read the stream (the first `next()`, or a `result()` that reads it itself),
     /// from which it runs. `askedAt` is under `lock`.
@@ -214,6 +228,7 @@ final class StreamCall: @unchecked Sendable {
 
     init(client: GwClient, opener: Opener, body: () throws -> Data, options: GwCallOptions) {
         self.pool = client.pool
+        self.session = client.session
         self.base = client.base
         self.opener = opener
         self.options = options
@@ -238,6 +253,7 @@ final class StreamCall: @unchecked Sendable {
 
     deinit {
         gw_stream_free(stream)
+        run?.close()
     }
 
     func claim() -> Token? {
@@ -256,6 +272,10 @@ final class StreamCall: @unchecked Sendable {
         if phase.ended, let s = stream {
             gw_stream_free(s)
             stream = nil
+        }
+        if phase.ended, let r = run {
+            r.close()
+            run = nil
         }
     }
 
@@ -378,7 +398,11 @@ final class StreamCall: @unchecked Sendable {
     /// GW_CANCELLED at once) and end it.
     private func cancelCall() {
         target?.cancel()
-        wake(lock.locked { endLocked(.failed, failure: Self.cancelledByATask) })
+        // The call ends before its exchange is told: a Task stepping it then reads this end,
+        // not the exchange's own GW_CANCELLED.
+        let (waiters, open) = lock.locked { (endLocked(.failed, failure: Self.cancelledByATask), run) }
+        open?.cancel()
+        wake(waiters)
     }
 
     /// The outcome of a call that ended, for a Task that is not cancelled: nil while it runs.
@@ -471,19 +495,10 @@ final class StreamCall: @unchecked Sendable {
         }
         if !drain, let event = bufferedEvent() { return .event(event) }
         let step: Step
-        do {
-            step = try await runBlocking(pool, onCancel: { [target] in target?.cancel() }, queueDeadline: openDeadline()) {
-                [self] in self.step(drain: drain)
-            }
-        } catch let timeout as GwError where !Task.isCancelled {
-            // The open was still waiting for a thread at its deadline: dropped, nothing sent.
-            wake(lock.locked { endLocked(.failed, failure: timeout) })
-            throw timeout
-        } catch {
-            // The job was dropped before it ran (CancellationError, or a deadline that passed
-            // as the Task was cancelled).
-            cancelCall()
-            throw CancellationError()
+        if let session {
+            step = await exchangeStep(session, drain: drain)
+        } else {
+            step = try await blockingStep(drain: drain)
         }
         if step.event != nil || step.handedOff { return step }
         if let final = step.final {
@@ -507,6 +522,24 @@ final class StreamCall: @unchecked Sendable {
         }
     }
 
+    /// One step of gw's blocking pull on a pool thread (the built-in transport).
+    private func blockingStep(drain: Bool) async throws -> Step {
+        do {
+            return try await runBlocking(pool, onCancel: { [target] in target?.cancel() }, queueDeadline: openDeadline()) {
+                [self] in self.step(drain: drain)
+            }
+        } catch let timeout as GwError where !Task.isCancelled {
+            // The open was still waiting for a thread at its deadline: dropped, nothing sent.
+            wake(lock.locked { endLocked(.failed, failure: timeout) })
+            throw timeout
+        } catch {
+            // The job was dropped before it ran (CancellationError, or a deadline that passed
+            // as the Task was cancelled).
+            cancelCall()
+            throw CancellationError()
+        }
+    }
+
     /// The next event when gw can make it from the bytes it already read: `gw_stream_next_buffered`
     /// never reads, waits or sleeps, so it runs on the calling Task (the cooperative pool), with
     /// no hop to a pool thread for most events of a burst. The caller holds the turn (nobody
@@ -514,6 +547,7 @@ final class StreamCall: @unchecked Sendable {
     /// ended, `GW_WOULD_BLOCK`, the end or a failure): the pool thread's step then does what it
     /// always did (`gw_stream_next` gives the same status again, `gw_stream_finish` the outcome).
     private func bufferedEvent() -> GwEvent? {
+        if session != nil { return lock.locked { phase.ended ? nil : run }?.readyEvent() }
         let (current, ended) = lock.locked { (stream, phase.ended) }
         guard !ended, let open = current else { return nil }
         var event: UnsafePointer<gw_event>?
@@ -529,24 +563,9 @@ final class StreamCall: @unchecked Sendable {
         let (current, ended, held, asked) = lock.locked { (stream, phase.ended, handle, askedAt) }
         if ended { return Step(ended: true) }
         guard var handle = held, let request else { return .failed(-99, nil, nil) }
-        if current == nil, let total, let asked {
-            // The open: gw's deadline for the stream runs from here, so one that waited (for the
-            // turn, for a thread) gets only what is left of the total timeout.
-            let waited = ContinuousClock.now - asked.clock
-            if waited >= total {
-                // Got a thread just as the deadline passed (before the expiry dropped the job).
-                return .failed(-3, String(decoding: GwClient.queueTimeoutJSON, as: UTF8.self), nil)
-            }
-            if waited >= .milliseconds(1) {
-                var rest = options
-                rest.totalTimeout = total - waited
-                // Options that derived once derive again; should it fail, the stream keeps its handle.
-                if let again = try? base.derive(rest.json()) {
-                    lock.locked { self.handle = again }
-                    target?.replace(with: again)
-                    handle = again
-                }
-            }
+        if current == nil {
+            guard let h = openingHandle(handle, asked: asked) else { return Self.openTimedOut }
+            handle = h
         }
         var s = current
         let result = advance(handle, request, &s, drain: drain)
@@ -557,6 +576,77 @@ final class StreamCall: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// The handle the stream opens on: gw's deadline for the stream runs from the open, so one
+    /// that waited since it was first asked (for the turn, for a thread) gets a handle derived
+    /// again with only what is left of the total timeout. nil when nothing is left.
+    private func openingHandle(_ handle: Handle, asked: (clock: ContinuousClock.Instant, dispatch: DispatchTime)?) -> Handle? {
+        guard let total, let asked else { return handle }
+        let waited = ContinuousClock.now - asked.clock
+        // Got a thread (or the turn) just as the deadline passed (before the expiry dropped the job).
+        if waited >= total { return nil }
+        guard waited >= .milliseconds(1) else { return handle }
+        var rest = options
+        rest.totalTimeout = total - waited
+        // Options that derived once derive again; should it fail, the stream keeps its handle.
+        guard let again = try? base.derive(rest.json()) else { return handle }
+        lock.locked { self.handle = again }
+        target?.replace(with: again)
+        return again
+    }
+
+    private static let openTimedOut = Step.failed(-3, String(decoding: GwClient.queueTimeoutJSON, as: UTF8.self), nil)
+
+    /// One step through the URLSession transport, holding the turn: the stream's exchange made
+    /// and started (the open) if needed, then the next event, or with `drain` the final
+    /// answer (unless a loop claims the stream first). Awaits without a thread; Task
+    /// cancellation cancels the exchange and its URLSession task.
+    private func exchangeStep(_ session: URLSessionTransport, drain: Bool) async -> Step {
+        let (current, ended, held, asked) = lock.locked { (run, phase.ended, handle, askedAt) }
+        if ended { return Step(ended: true) }
+        let active: ExchangeRun
+        if let current {
+            active = current
+        } else {
+            guard let held, let request else { return .failed(-99, nil, nil) }
+            guard let handle = openingHandle(held, asked: asked) else { return Self.openTimedOut }
+            var made: OpaquePointer?
+            var err: UnsafeMutablePointer<CChar>?
+            let status = request.with { body in
+                opener.path.withCString { path in
+                    gw_exchange_new(handle.pointer, "POST", path, body, GW_EXCHANGE_STREAM, &made, &err)
+                }
+            }
+            let text = takeString(err)
+            guard status == GW_OK, let made else {
+                gw_exchange_free(made)
+                return .failed(status == GW_OK ? GW_INTERNAL : status, text, handle.lastResponse())
+            }
+            active = ExchangeRun(made, handle: handle, transport: session, wantsMeta: true)
+            lock.locked {
+                run = active
+                if case .ready = phase { phase = .open }
+            }
+            active.start()
+        }
+        while true {
+            // Checked between events: a loop that claims the stream gets the rest.
+            if drain, lock.locked({ claimed }) { return Step(handedOff: true) }
+            let next = await withTaskCancellationHandler {
+                await active.next()
+            } onCancel: { [target] in
+                target?.cancel()
+                active.cancel()
+            }
+            switch next {
+            case .event(let e):
+                if !drain { return .event(e) }
+            case .done(let o):
+                if o.status == GW_OK, let text = o.text { return .done(text, o.meta) }
+                return .failed(o.status == GW_OK ? -4 : o.status, o.text.map { String(decoding: $0, as: UTF8.self) }, o.meta)
+            }
+        }
     }
 
     private func advance(_ handle: Handle, _ request: CText, _ s: inout OpaquePointer?, drain: Bool) -> Step {

@@ -137,7 +137,7 @@ extension GwClient {
         let body = try CText(request, "request")
         let image = try NativeFile(image, "image")
         let mask = try mask.map { try NativeFile($0, "mask") }
-        return try await call(options) { h, out in
+        return try await call(options, exchange: Self.upload(body, image, mask)) { h, out in
             body.with { json in
                 image.with { img in
                     if let mask {
@@ -165,7 +165,10 @@ extension GwClient {
     public func generateContent(model: String, _ request: Data, options: GwCallOptions = .none) async throws -> Data {
         let m = try CText(model, "model")
         let body = try CText(request, "request")
-        return try await call(options) { h, out in m.with { m in body.with { gw_generate_content(h, m, $0, out) } } }
+        let path = { "/v1beta/models/" + (try ExchangePath.segment(model, argument: "model", template: "model")) + ":generateContent" }
+        return try await call(options, exchange: try ExchangePath.maker("POST", path(), body)) { h, out in
+            m.with { m in body.with { gw_generate_content(h, m, $0, out) } }
+        }
     }
 
     /// Any documented operation by method and path (`"GET"` or `"POST"`, e.g.
@@ -184,7 +187,23 @@ extension GwClient {
         let m = try CText(method, "method")
         let p = try CText(path, "path")
         let b = try bodyData.map { try CText($0, "body") }
-        return try await call(options) { h, out in m.with { m in p.with { p in b.with { gw_request(h, m, p, $0, out) } } } }
+        return try await call(options, exchange: try ExchangePath.maker(method, path, b)) { h, out in
+            m.with { m in p.with { p in b.with { gw_request(h, m, p, $0, out) } } }
+        }
+    }
+}
+
+extension GwClient {
+    /// The multipart upload's exchange (gw encodes the form and keeps a copy of it).
+    static func upload(_ body: CText, _ image: NativeFile, _ mask: NativeFile?) -> ExchangeMaker {
+        { h, ex, err in
+            body.with { json in
+                image.with { (img: UnsafePointer<gw_file>) in
+                    guard let mask else { return gw_exchange_new_image_edit_upload(h, json, img, nil, ex, err) }
+                    return mask.with { (m: UnsafePointer<gw_file>) in gw_exchange_new_image_edit_upload(h, json, img, m, ex, err) }
+                }
+            }
+        }
     }
 }
 

@@ -45,7 +45,10 @@ extension GwClient {
     public func videoRemix(videoId: String, _ request: Data, options: GwCallOptions = .none) async throws -> Data {
         let id = try CText(videoId, "videoId")
         let body = try CText(request, "request")
-        return try await call(options) { h, out in id.with { id in body.with { gw_video_remix(h, id, $0, out) } } }
+        let path = { "/v1/videos/" + (try ExchangePath.segment(videoId, argument: "video_id", template: "id")) + "/remix" }
+        return try await call(options, exchange: try ExchangePath.maker("POST", path(), body)) { h, out in
+            id.with { id in body.with { gw_video_remix(h, id, $0, out) } }
+        }
     }
 
     /// Queries a video task once (the id is URL-encoded by gw: any text is safe).
@@ -60,7 +63,9 @@ extension GwClient {
         async throws -> Data
     {
         let id = try CText(taskId, "taskId")
-        return try await call(options) { h, out in id.with { gw_video_status(h, family.rawValue, $0, out) } }
+        return try await call(options, exchange: try ExchangePath.maker("GET", ExchangePath.videoStatus(family, taskId), nil)) {
+            h, out in id.with { gw_video_status(h, family.rawValue, $0, out) }
+        }
     }
 
     /// Polls a video task until it is done, every `interval` (2 s by default) for at most
@@ -94,7 +99,8 @@ extension GwClient {
         let waitJSON = wait.isEmpty ? nil : try CText(JSONValue.object(wait).jsonString, "wait options")
         let box = progress.map(ProgressBox.init)
         do {
-            return try await call(options) { h, out in
+            // gw's poll loop is one blocking call: it runs on gw's own stack with either transport.
+            return try await call(options, exchange: nil) { h, out in
                 id.with { id in
                     waitJSON.with { w in
                         guard let box else { return gw_video_wait(h, family.rawValue, id, w, nil, nil, out) }
@@ -215,6 +221,9 @@ extension GwClient {
     public func vendorFEdit(modelSlug: String, _ request: Data, options: GwCallOptions = .none) async throws -> Data {
         let slug = try CText(modelSlug, "modelSlug")
         let body = try CText(request, "request")
-        return try await call(options) { h, out in slug.with { s in body.with { gw_vendor_f_edit(h, s, $0, out) } } }
+        let path = { "/vendorF/" + (try ExchangePath.segments(modelSlug, argument: "model_slug", template: "model_slug")) + "/edit" }
+        return try await call(options, exchange: try ExchangePath.maker("POST", path(), body)) { h, out in
+            slug.with { s in body.with { gw_vendor_f_edit(h, s, $0, out) } }
+        }
     }
 }

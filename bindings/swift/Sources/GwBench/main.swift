@@ -93,6 +93,8 @@ func cStream() -> Int {
 }
 
 let client = try GwClient(optionsJSON: try JSONValue(json: options))
+// The same calls through the URLSession transport (FoundationNetworking here).
+let sessionClient = try GwClient(optionsJSON: try JSONValue(json: options), transport: .urlSession())
 let chatData = Data(chatBody.utf8)
 let typedRequest = ChatRequest(model: "gpt-test", messages: [.user("bench")])
 let streamData = Data(streamBody.utf8)
@@ -104,6 +106,8 @@ for _ in 0..<100 {
 }
 _ = cStream()
 for try await _ in client.chatStream(streamData) {}
+for _ in 0..<100 { _ = try await sessionClient.chat(chatData) }
+for try await _ in sessionClient.chatStream(streamData) {}
 
 var rows: [(String, Figure, Int)] = []
 rows.append(("C ABI: gw_chat", await measure { for _ in 0..<calls { cChat(derive: false) } }, calls))
@@ -114,6 +118,11 @@ rows.append(("Swift: chat(ChatRequest) typed", try await measure { for _ in 0..<
 rows.append((
     "Swift: chat(Data), detached task",
     try await Task.detached { try await measure { for _ in 0..<calls { _ = try await client.chat(chatData) } } }.value, calls
+))
+rows.append((
+    "Swift URLSession: chat(Data), det.",
+    try await Task.detached { try await measure { for _ in 0..<calls { _ = try await sessionClient.chat(chatData) } } }.value,
+    calls
 ))
 
 print("gw-swift bench against \(base): \(calls) sequential chat calls each")
@@ -127,11 +136,11 @@ for (name, f, n) in rows {
 var cEvents = 0
 let cFig = await measure { for _ in 0..<streams { cEvents += cStream() } }
 // typed: each event's ChatCompletionChunk too (GwEvent.chunk, decoded on first use).
-func swiftStreams(typed: Bool = false) async throws -> (Figure, Int) {
+func swiftStreams(typed: Bool = false, on gw: GwClient = client) async throws -> (Figure, Int) {
     var n = 0
     let f = try await measure {
         for _ in 0..<streams {
-            let s = client.chatStream(streamData)
+            let s = gw.chatStream(streamData)
             for try await e in s { n += (typed ? e.chunk == nil : e.data.isEmpty) ? 0 : 1 }
             _ = try await s.resultData()
         }
@@ -141,11 +150,13 @@ func swiftStreams(typed: Bool = false) async throws -> (Figure, Int) {
 let (sFig, sEvents) = try await swiftStreams()
 let (dFig, dEvents) = try await Task.detached { try await swiftStreams() }.value
 let (tFig, tEvents) = try await swiftStreams(typed: true)
+let (uFig, uEvents) = try await Task.detached { try await swiftStreams(on: sessionClient) }.value
 print("gw-swift bench: \(streams) streams of ~\(words) events each")
 print("  " + "path".padding(toLength: 34, withPad: " ", startingAt: 0) + "      events   CPU/event  wall/event")
 for (name, f, n) in [
     ("C ABI: gw_stream_next loop", cFig, cEvents), ("Swift: for try await in chatStream", sFig, sEvents),
     ("Swift: the same, detached task", dFig, dEvents), ("Swift: the same + event.chunk", tFig, tEvents),
+    ("Swift URLSession: the same, det.", uFig, uEvents),
 ] {
     print(
         "  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)

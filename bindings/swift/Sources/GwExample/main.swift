@@ -1,15 +1,31 @@
 // The Swift example `make demo` runs (scripts/demo-swift.sh): chat, a stream, an image and a
 // video task waited for, against GW_BASE_URL with GW_API_KEY (the demo script starts gw-mock
 // when GW_BASE_URL is not set). Models: GW_CHAT_MODEL, GW_IMAGE_MODEL, GW_VIDEO_MODEL.
+// GW_TRANSPORT=urlsession sends everything through URLSession instead of gw's own stack.
 import Foundation
 import Gw
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Writes at once (unbuffered), so streamed text shows as it comes.
 func say(_ text: String, _ end: String = "\n") { FileHandle.standardOutput.write(Data((text + end).utf8)) }
 
 let env = ProcessInfo.processInfo.environment
 let chatModel = env["GW_CHAT_MODEL"] ?? "gpt-test"
-let client = try GwClient()  // GW_BASE_URL and GW_API_KEY from the environment
+// GW_BASE_URL and GW_API_KEY from the environment. An app that must follow the system's
+// network policy (cellular, VPN, proxies, Low Data Mode) opts in to URLSession per client.
+let transport: GwTransport
+if env["GW_TRANSPORT"] == "urlsession" {
+    let configuration = URLSessionConfiguration.default
+    configuration.allowsCellularAccess = true  // and on Apple: allowsConstrainedNetworkAccess, waitsForConnectivity
+    transport = .urlSession(configuration)
+} else {
+    transport = .builtIn
+}
+let client = try GwClient(GwOptions(transport: transport))
+say("transport: \(transport)")
 
 do {
     // 1. Chat.

@@ -7,7 +7,9 @@ import Testing
 // scripts/conformance.sh starts. It runs when GW_CONFORMANCE_DIR is set; it writes
 // $GW_CONFORMANCE_OUT/swift.tsv (case, pass|fail|skip, why) and prints
 // `conformance swift: P passed, F failed, S skipped`. A case the Swift API cannot express
-// fails unless conformance/skip.json lists it under "swift" with the reason.
+// fails unless conformance/skip.json lists it under "swift" with the reason. A second pass
+// runs every case through the URLSession transport as `swift-urlsession` (its own TSV, line
+// and skip.json key: the cases FoundationNetworking cannot show).
 
 /// JSON equality with numbers by value (1 == 1.0).
 func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
@@ -103,10 +105,21 @@ extension GwTests {
     @Suite struct Conformance {
         @Test(.enabled(if: ProcessInfo.processInfo.environment["GW_CONFORMANCE_DIR"] != nil))
         func corpus() async throws {
+            try await runCorpus("swift", transport: .builtIn)
+        }
+
+        /// The same cases through the URLSession transport (FoundationNetworking here), as the
+        /// language `swift-urlsession`: its own TSV, line and skip.json key.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["GW_CONFORMANCE_DIR"] != nil))
+        func urlSessionCorpus() async throws {
+            try await runCorpus("swift-urlsession", transport: .urlSession())
+        }
+
+        func runCorpus(_ language: String, transport: GwTransport) async throws {
             let env = ProcessInfo.processInfo.environment
             let outDir = env["GW_CONFORMANCE_OUT"].map { URL(fileURLWithPath: $0) }
                 ?? Corpus.dir.deletingLastPathComponent().appendingPathComponent("build/conformance")
-            let skips = try Corpus.skips("swift")
+            let skips = try Corpus.skips(language)
             var tsv = ""
             var (passed, failed, skipped) = (0, 0, 0)
             for c in try Corpus.cases() {
@@ -116,20 +129,20 @@ extension GwTests {
                     skipped += 1
                 } else {
                     do {
-                        why = problems(c.spec, try await Corpus.run(c)).joined(separator: "; ")
+                        why = problems(c.spec, try await Corpus.run(c, transport: transport)).joined(separator: "; ")
                     } catch {
                         why = "\(error)"
                     }
                     word = why.isEmpty ? "pass" : "fail"
                     if why.isEmpty { passed += 1 } else { failed += 1 }
-                    if !why.isEmpty { print("conformance swift FAIL \(c.name): \(why)") }
+                    if !why.isEmpty { print("conformance \(language) FAIL \(c.name): \(why)") }
                 }
                 let clean = why.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
                 tsv += "\(c.name)\t\(word)\t\(clean)\n"
             }
             try FileManager.default.createDirectory(at: outDir, withIntermediateDirectories: true)
-            try Data(tsv.utf8).write(to: outDir.appendingPathComponent("swift.tsv"))
-            print("conformance swift: \(passed) passed, \(failed) failed, \(skipped) skipped")
+            try Data(tsv.utf8).write(to: outDir.appendingPathComponent("\(language).tsv"))
+            print("conformance \(language): \(passed) passed, \(failed) failed, \(skipped) skipped")
             #expect(failed == 0)
         }
     }

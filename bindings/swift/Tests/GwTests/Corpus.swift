@@ -166,7 +166,7 @@ enum Corpus {
 
     /// Runs one case against the mock: reset, setup, faults, the call (cancelled when the
     /// case says so), then what the mock recorded.
-    static func run(_ c: CorpusCase) async throws -> Seen {
+    static func run(_ c: CorpusCase, transport: GwTransport = .builtIn) async throws -> Seen {
         let spec = c.spec
         _ = try await Mock.control.request("POST", "/__mock/reset", body: [:])
         var seen = Seen()
@@ -175,7 +175,7 @@ enum Corpus {
         var setupRequests = 0
         let gw: GwClient
         do {
-            gw = try GwClient(optionsJSON: options(spec))
+            gw = try GwClient(optionsJSON: options(spec), transport: transport)
         } catch let e as GwError {
             seen.status = e.status
             seen.out = errorOut(e)

@@ -189,11 +189,20 @@ extension GwTests {
         }
 
         @Test func everyPairOfUsesIsSafeAndDocumented() async throws {
+            try await Self.everyPair(try Mock.client(), rounds: Self.rounds, "")
+        }
+
+        /// The same through the URLSession transport (its own step and cancel paths under
+        /// StreamCall's turn), a quarter of the rounds.
+        @Test func everyPairOfUsesIsSafeAndDocumentedThroughURLSession() async throws {
+            try await Self.everyPair(try urlSessionClient(), rounds: max(1, Self.rounds / 4), " (urlsession)")
+        }
+
+        static func everyPair(_ gw: GwClient, rounds: Int, _ label: String) async throws {
             try await Mock.reset()
-            let gw = try Mock.client()
             var tally: [SharedUse: [String: Int]] = [:]
             let start = ContinuousClock.now
-            for round in 0..<Self.rounds {
+            for round in 0..<rounds {
                 for use in SharedUse.allCases {
                     let (a, b) = await Self.run(use, gw)
                     tally[use, default: [:]]["\(a) + \(b)", default: 0] += 1
@@ -201,7 +210,7 @@ extension GwTests {
                 if round % 4 == 3 { try await Mock.reset() }  // keep the mock's request log short
             }
             print(
-                "gw-swift stream sharing: \(Self.rounds) rounds x \(SharedUse.allCases.count) uses in "
+                "gw-swift stream sharing\(label): \(rounds) rounds x \(SharedUse.allCases.count) uses in "
                     + String(format: "%.0f ms", ms(since: start)))
             for use in SharedUse.allCases {
                 let seen = (tally[use] ?? [:]).sorted { $0.value > $1.value }.map { "\($0.value)x \($0.key)" }
