@@ -621,7 +621,8 @@ impl<'b> Exchange<'b> {
                 }
                 Ok(taken)
             }
-            State::Stream(driver) => {
+            // After its end a body takes nothing more.
+            State::Stream(driver) if !driver.reader().ended() => {
                 let fed = driver.reader_mut();
                 let taken = bytes.len().min(fed.room());
                 fed.push(&bytes[..taken]);
@@ -681,7 +682,7 @@ impl<'b> Exchange<'b> {
                 self.end_gather(reset);
                 Ok(())
             }
-            State::Stream(driver) => {
+            State::Stream(driver) if !driver.reader().ended() => {
                 driver.reader_mut().end();
                 self.reset_at_end = reset;
                 Ok(())
@@ -714,7 +715,8 @@ impl<'b> Exchange<'b> {
     /// come (a POST without an idempotency key is then not sent again: it may
     /// have been taken). Err only where no transport was in use.
     pub fn feed_error(&mut self, e: Error, request_sent: bool) -> Result<(), Error> {
-        if matches!(self.state, State::Send | State::Backoff(_) | State::Done(_)) {
+        let body_ended = matches!(&self.state, State::Stream(d) if d.reader().ended());
+        if body_ended || matches!(self.state, State::Send | State::Backoff(_) | State::Done(_)) {
             return Err(self.misuse("a transport failure"));
         }
         if matches!(self.state, State::AwaitHead) {
@@ -899,6 +901,7 @@ impl<'b> Exchange<'b> {
         let state = match self.state {
             State::Send => "has a request to send",
             State::AwaitHead => "awaits the answer's head",
+            State::Stream(ref d) if d.reader().ended() => "was fed the end of the answer's body",
             State::Gather(_) | State::Stream(_) => "is reading the answer's body",
             State::Backoff(_) => "is waiting before its next attempt",
             State::Done(_) => "is over",
