@@ -309,9 +309,11 @@ pub unsafe extern "C" fn gw_exchange_request(
             if out.is_null() {
                 return Err(Error::invalid_param("out", "out: must not be NULL"));
             }
+            // Over already: no request is due (the call's failure is finish's to give).
+            let over = ex.inner.outcome().is_some();
             if !ex.inner.start_request() {
                 return Err(match ex.inner.outcome() {
-                    Some(Err(e)) => e.clone(),
+                    Some(Err(e)) if !over => e.clone(),
                     _ => Error::invalid(
                         "exchange: no request is due (step until GW_WANT_SEND first)",
                     ),
