@@ -493,6 +493,9 @@ unsafe fn run_c(
                 let h = hop.as_mut().expect("input wanted before a request went");
                 assert!(!h.ended, "input wanted after the answer's end");
                 feed_c(ex, answer, h, fed, pieces, &all, &valid);
+                if h.ended && misuse != 0 {
+                    misuse_after_end(ex);
+                }
             }
             GW_WANT_WAIT => assert_eq!(wait_ms, 0, "a wait without backoff or Retry-After"),
             GW_WANT_EVENT => {
@@ -633,6 +636,25 @@ unsafe fn misuse_between(
         status, GW_INVALID_ARGUMENT,
         "misuse {kind} at step {step} (want {want})"
     );
+}
+
+/// Right after the end or a failure was fed, before a step: no body, no second
+/// end and no failure is taken.
+unsafe fn misuse_after_end(ex: *mut gw_exchange) {
+    let mut taken = usize::MAX;
+    let fed = ffi::gw_exchange_feed_body(ex, b"\n\n".as_ptr(), 2, &mut taken);
+    assert_eq!(
+        (fed, taken),
+        (GW_INVALID_ARGUMENT, 0),
+        "bytes after the end"
+    );
+    assert_eq!(
+        ffi::gw_exchange_feed_end(ex),
+        GW_INVALID_ARGUMENT,
+        "a second end"
+    );
+    let failed = ffi::gw_exchange_feed_error(ex, GW_NETWORK, 0, ptr::null());
+    assert_eq!(failed, GW_INVALID_ARGUMENT, "a failure after the end");
 }
 
 unsafe fn owned_event(event: &gw_event) -> Event {
