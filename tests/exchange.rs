@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::c_client::{take, CClient};
-use common::exchange_driver::{drive, drive_with, sent_of, Driven, Driver, Phase};
+use common::exchange_driver::{drive, drive_with, sent_of, Driven, Driver, Phase, Seen};
 use common::*;
 use gw::ffi::{self, gw_attempt, gw_client, gw_event, gw_exchange, gw_header, gw_request_view};
 use gw::{
@@ -345,7 +345,7 @@ fn misuse(ex: *mut gw_exchange, phase: Phase, calls: &mut usize) {
 
 /// What a drive gave, without what differs from one answer to the next
 /// (ids, timestamps).
-fn gist(driven: &Driven) -> (i32, Vec<(String, Option<String>, usize)>, Value, usize) {
+fn gist(driven: &Driven) -> (i32, Vec<Seen>, Value, usize) {
     let content = serde_json::from_str::<Value>(&driven.out)
         .map(|v| v["choices"][0]["message"]["content"].clone())
         .unwrap_or(Value::Null);

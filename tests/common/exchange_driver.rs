@@ -14,12 +14,18 @@ use std::time::Duration;
 use gw::ffi::{self, gw_exchange, gw_header, gw_request_view};
 use gw::{GW_NETWORK, GW_OK, GW_WOULD_BLOCK};
 
+/// Header (name, value) pairs in order.
+pub type Headers = Vec<(String, String)>;
+
+/// (event name, text delta, choice index) of one event.
+pub type Seen = (String, Option<String>, usize);
+
 /// One request as the exchange gave it (the view copied).
 #[derive(Clone, Debug, Default)]
 pub struct Sent {
     pub method: String,
     pub url: String,
-    pub headers: Vec<(String, String)>,
+    pub headers: Headers,
     pub body_len: u64,
 }
 
@@ -40,8 +46,8 @@ pub struct Driven {
     pub out: String,
     /// The text deltas of choice 0, joined.
     pub text: String,
-    /// (event name, text delta, choice index) in order.
-    pub events: Vec<(String, Option<String>, usize)>,
+    /// In order.
+    pub events: Vec<Seen>,
     pub requests: Vec<Sent>,
     /// `wait_ms` of every `GW_WANT_RECEIVE`, and of every `GW_WANT_WAIT`.
     pub receive_waits: Vec<i64>,
@@ -211,7 +217,7 @@ impl Conn {
     }
 
     /// The answer's head once it is whole: status and headers.
-    fn take_head(&mut self) -> Option<Result<(u16, Vec<(String, String)>), String>> {
+    fn take_head(&mut self) -> Option<Result<(u16, Headers), String>> {
         let end = find(&self.raw, b"\r\n\r\n")?;
         let head = String::from_utf8_lossy(&self.raw[..end]).into_owned();
         self.raw.drain(..end + 4);
@@ -224,7 +230,7 @@ impl Conn {
         else {
             return Some(Err(format!("bad status line {status_line:?}")));
         };
-        let headers: Vec<(String, String)> = lines
+        let headers: Headers = lines
             .filter_map(|l| l.split_once(':'))
             .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
             .collect();
@@ -509,7 +515,7 @@ unsafe fn receive(
 
 /// Sends the request of `view` and reads its whole answer (no exchange is fed):
 /// the status, the headers and the decoded body.
-pub unsafe fn fetch(view: &gw_request_view) -> (u16, Vec<(String, String)>, Vec<u8>) {
+pub unsafe fn fetch(view: &gw_request_view) -> (u16, Headers, Vec<u8>) {
     let wait = Duration::from_secs(10);
     let mut c = Conn::open(view).expect("the request goes");
     let (status, headers) = loop {
