@@ -10,8 +10,9 @@
 //!   GW_CANCELLED); bit 4 `request_sent`; bits 5-7 misuse (0: none).
 //! - bytes 2-3, the cut: 0xffff before the head, else a body offset (modulo).
 //! - bytes 4-7, the split: piece sizes, cycled (1 + byte).
-//! - the rest: `name: value` lines (a first line of three digits is the
-//!   status), `\0\0`, the body; without `\0\0` all of it is the body.
+//! - the rest: `name: value` lines, each up to its first NUL (a first line of
+//!   three digits is the status), `\0\0`, the body; without `\0\0` all of it
+//!   is the body.
 //!
 //! Every hop (retry, redirect) is given the same answer. The ways: the C ABI
 //! fed the body whole; the C ABI fed it in the split's pieces, with misuse of
@@ -166,7 +167,11 @@ impl<'a> Answer<'a> {
             Some(at) => (&rest[..at], &rest[at + 2..]),
             None => (&[][..], rest),
         };
-        for (i, line) in lines.split(|b| *b == b'\n').enumerate() {
+        // A header is C strings: a line ends at its first NUL, as a C caller's would.
+        let lines = lines
+            .split(|b| *b == b'\n')
+            .map(|l| l.split(|b| *b == 0).next().unwrap_or(l));
+        for (i, line) in lines.enumerate() {
             let digits = std::str::from_utf8(line).ok().filter(|l| l.len() == 3);
             if let (0, Some(code)) = (i, digits.and_then(|l| l.parse::<u16>().ok())) {
                 status = code;
