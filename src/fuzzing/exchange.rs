@@ -288,6 +288,11 @@ fn handle(index: usize) -> *const gw_client {
     handles.0[index] as *const gw_client
 }
 
+/// An event's text as the C ABI exposes it: a NUL (JSON text has none) is a space.
+fn as_c(text: &str) -> String {
+    text.replace('\0', " ")
+}
+
 fn text_of(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
@@ -536,7 +541,7 @@ unsafe fn feed_c(
         let f = answer.failure.expect("a failure");
         let message = CString::new("the fuzzer's transport failed").expect("no NUL");
         let status =
-            ffi::gw_exchange_feed_error(ex, f.status, c_int(request_sent), message.as_ptr());
+            ffi::gw_exchange_feed_error(ex, f.status, i32::from(request_sent), message.as_ptr());
         assert_eq!(status, GW_OK, "a transport failure refused");
     };
     if !h.head_fed {
@@ -584,10 +589,6 @@ unsafe fn feed_c(
         h.stalls = 0;
     }
     h.offset += taken;
-}
-
-fn c_int(flag: bool) -> i32 {
-    i32::from(flag)
 }
 
 /// One call the state does not allow, chosen by `kind` and the step: refused
@@ -789,9 +790,9 @@ fn drive_rust(answer: &Answer<'_>, step: usize) -> Outcome {
             Want::Event => {
                 let event = ex.current().expect("an event");
                 events.push((
-                    event.event.to_string(),
-                    event.data.to_string(),
-                    event.text_delta.map(str::to_string),
+                    as_c(event.event),
+                    as_c(event.data),
+                    event.text_delta.map(as_c),
                     event.index,
                     event.choice_index,
                 ));
@@ -835,9 +836,9 @@ fn stream_driver(answer: &Answer<'_>) -> (i32, String, Vec<Event>) {
             Ok(Step::Event) => {
                 let event = driver.current();
                 events.push((
-                    event.event.to_string(),
-                    event.data.to_string(),
-                    event.text_delta.map(str::to_string),
+                    as_c(event.event),
+                    as_c(event.data),
+                    event.text_delta.map(as_c),
                     event.index,
                     event.choice_index,
                 ));
