@@ -898,3 +898,26 @@ fn an_observed_handle_sees_each_attempt_of_an_exchange() {
     unsafe { drive(open(base.0, "POST", CHAT, Some(&body), 0).unwrap(), 64) };
     assert_eq!(OBSERVED.lock().unwrap().len(), 4);
 }
+
+#[test]
+fn a_redirect_whose_location_holds_the_key_is_refused() {
+    let mock = MockGateway::start();
+    let key = mock.api_key();
+    let client = CClient::new(&mock, "");
+    // Same origin, the key in the path: following it would put the key in a URL
+    // (the request view's, the logs', the metadata's).
+    for location in [
+        format!("/v1/echo/{key}/x"),
+        format!("{}/v1/x?k={key}", mock.url()),
+    ] {
+        mock.reset();
+        mock.push_fault(json!({"action": "redirect", "status": 307, "location": location}));
+        let body = chat("no key in urls").to_string();
+        let driven = unsafe { drive(open(client.0, "POST", CHAT, Some(&body), 0).unwrap(), 64) };
+        assert_eq!(driven.status, GW_NETWORK, "{}", driven.out);
+        assert!(driven.out.contains("redirect refused"), "{}", driven.out);
+        assert_eq!(driven.requests.len(), 1, "{:?}", driven.requests);
+        assert!(!driven.out.contains(&key), "{}", driven.out);
+        assert!(!last_response(client.0).contains(&key));
+    }
+}
