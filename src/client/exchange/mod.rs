@@ -574,6 +574,10 @@ impl<'b> Exchange<'b> {
         );
         let refusal = match verdict {
             Err(e) => Some(e),
+            // Anywhere else (a path, another parameter) the key would go into a URL.
+            Ok(_) if crate::redact::holds(&next, &self.client.api_key) => Some(Error::Network(
+                "redirect refused: the Location holds the API key".into(),
+            )),
             Ok(_) if self.redirects >= MAX_REDIRECTS => Some(Error::Network(format!(
                 "more than {MAX_REDIRECTS} redirects"
             ))),
