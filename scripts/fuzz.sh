@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
-targets="${FUZZ_TARGETS:-sse_parser event_stream request_body validation options multipart response}"
+targets="${FUZZ_TARGETS:-sse_parser event_stream request_body validation options multipart response exchange}"
 if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi

@@ -24,6 +24,9 @@ use crate::error::Error;
 use crate::stream::driver::{Step, StreamDriver, StreamKind};
 use crate::stream::sse::{SseEvent, SseParser};
 
+mod exchange;
+pub use exchange::exchange;
+
 /// The key the in-process gateway's client holds: no answer may show it.
 const FUZZ_KEY: &str = "sk-fuzzKey0123456789";
 

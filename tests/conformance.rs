@@ -1,30 +1,19 @@
 //! The conformance corpus (`conformance/`) run through gw's Rust API against the in-process
 //! mock: every case file is a test here, as in every other binding's runner. Prints
 //! `conformance rust: P passed, F failed, S skipped` and writes one line a case to
-//! `build/conformance/rust.tsv` for the table `make conformance` prints.
+//! `build/conformance/rust.tsv` for the table `make conformance` prints. A second
+//! pass runs every case through the exchange's C ABI and the plain-HTTP test
+//! driver (`conformance_support/exchange.rs`, language `rust-exchange`).
 
+mod common;
 mod conformance_support;
 
 use std::time::{Duration, Instant};
 
-use conformance_support::{Case, Outcome, Runner};
+use conformance_support::{Case, Outcome, Ran, Runner};
 use gw::{ops, CallOptions, Client, Error, Options, TaskFamily, WaitOptions};
 use gw_mock::MockGateway;
 use serde_json::{json, Value};
-
-/// What one call through the API gave, for the checks.
-struct Ran {
-    status: i32,
-    /// The answer on success, the error object on failure.
-    out: Value,
-    events: Vec<(String, Option<String>, usize)>,
-    attempts: Option<u64>,
-    request_id: bool,
-    meta_text: String,
-    cancel_to_return_ms: Option<u64>,
-    /// Requests the case's setup made (not counted in `sent`).
-    setup_requests: usize,
-}
 
 fn family(name: &str) -> Result<TaskFamily, String> {
     match name {
@@ -215,32 +204,22 @@ fn conformance_corpus() {
         } else {
             match run_case(&mock, &case) {
                 Err(why) => Outcome::Fail(why),
-                Ok(ran) => {
-                    // One read of the recordings (each read copies them all).
-                    let recorded = mock.requests();
-                    let sent = recorded.len() - ran.setup_requests;
-                    let last = recorded.last();
-                    let last_body = last.and_then(|r| r.json.as_ref());
-                    let last_query = last.and_then(|r| r.query.as_deref());
-                    let last_headers = last.map_or(&[][..], |r| r.headers.as_slice());
-                    conformance_support::check(
-                        &case,
-                        &conformance_support::Observed {
-                            status: ran.status,
-                            out: &ran.out,
-                            events: &ran.events,
-                            attempts: ran.attempts,
-                            request_id: ran.request_id,
-                            meta_text: &ran.meta_text,
-                            cancel_to_return_ms: ran.cancel_to_return_ms,
-                            sent,
-                            last_body,
-                            last_query,
-                            last_headers,
-                        },
-                    )
-                }
+                Ok(ran) => conformance_support::judge(&case, &ran, &mock.requests()),
             }
+        };
+        runner.record(&case, outcome);
+    }
+    runner.finish();
+}
+
+#[test]
+fn conformance_corpus_through_the_exchange() {
+    let mut runner = Runner::load("rust-exchange");
+    let mock = MockGateway::start();
+    for case in runner.cases() {
+        let outcome = match conformance_support::exchange::run_case(&mock, &case) {
+            Err(why) => Outcome::Fail(why),
+            Ok(ran) => conformance_support::judge(&case, &ran, &mock.requests()),
         };
         runner.record(&case, outcome);
     }

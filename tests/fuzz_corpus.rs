@@ -14,6 +14,7 @@ const TARGETS: &[(&str, Body)] = &[
     ("options", gw::fuzzing::options),
     ("multipart", gw::fuzzing::multipart),
     ("response", gw::fuzzing::response),
+    ("exchange", gw::fuzzing::exchange),
 ];
 
 fn replay(folder: &str) -> usize {

@@ -1,5 +1,8 @@
 //! The Rust runner's reading of the corpus: case files, the skip list, the checks of
-//! `expect` (conformance/README.md) and the printed line. Knows nothing of gw's API.
+//! `expect` (conformance/README.md) and the printed line. Knows nothing of gw's API
+//! (`exchange.rs` beside it runs a case through the exchange's C ABI).
+
+pub mod exchange;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +32,20 @@ pub struct Case {
     pub setup: Option<Setup>,
     pub cancel: Option<Cancel>,
     pub expect: Value,
+}
+
+/// What one call gave, for the checks.
+pub struct Ran {
+    pub status: i32,
+    /// The answer on success, the error object on failure.
+    pub out: Value,
+    pub events: Vec<(String, Option<String>, usize)>,
+    pub attempts: Option<u64>,
+    pub request_id: bool,
+    pub meta_text: String,
+    pub cancel_to_return_ms: Option<u64>,
+    /// Requests the case's setup made (not counted in `sent`).
+    pub setup_requests: usize,
 }
 
 pub enum Outcome {
@@ -166,6 +183,29 @@ fn check_pairs(what: &str, doc: Option<&Value>, pairs: &Value, problems: &mut Ve
             ));
         }
     }
+}
+
+/// Checks what a call gave, with the mock's recordings (`recorded`, read once:
+/// each read copies them all).
+pub fn judge(case: &Case, ran: &Ran, recorded: &[gw_mock::RecordedRequest]) -> Outcome {
+    let sent = recorded.len() - ran.setup_requests;
+    let last = recorded.last();
+    check(
+        case,
+        &Observed {
+            status: ran.status,
+            out: &ran.out,
+            events: &ran.events,
+            attempts: ran.attempts,
+            request_id: ran.request_id,
+            meta_text: &ran.meta_text,
+            cancel_to_return_ms: ran.cancel_to_return_ms,
+            sent,
+            last_body: last.and_then(|r| r.json.as_ref()),
+            last_query: last.and_then(|r| r.query.as_deref()),
+            last_headers: last.map_or(&[][..], |r| r.headers.as_slice()),
+        },
+    )
 }
 
 /// Every difference between `expect` and what was observed.

@@ -575,6 +575,10 @@ impl<'b> Exchange<'b> {
         );
         let refusal = match verdict {
             Err(e) => Some(e),
+            // Anywhere else (a path, another parameter) the key would go into a URL.
+            Ok(_) if crate::redact::holds(&next, &self.client.api_key) => Some(Error::Network(
+                "redirect refused: the Location holds the API key".into(),
+            )),
             Ok(_) if self.redirects >= MAX_REDIRECTS => Some(Error::Network(format!(
                 "more than {MAX_REDIRECTS} redirects"
             ))),
@@ -622,7 +626,8 @@ impl<'b> Exchange<'b> {
                 }
                 Ok(taken)
             }
-            State::Stream(driver) => {
+            // After its end a body takes nothing more.
+            State::Stream(driver) if !driver.reader().ended() => {
                 let fed = driver.reader_mut();
                 let taken = bytes.len().min(fed.room());
                 fed.push(&bytes[..taken]);
@@ -682,7 +687,7 @@ impl<'b> Exchange<'b> {
                 self.end_gather(reset);
                 Ok(())
             }
-            State::Stream(driver) => {
+            State::Stream(driver) if !driver.reader().ended() => {
                 driver.reader_mut().end();
                 self.reset_at_end = reset;
                 Ok(())
@@ -715,7 +720,8 @@ impl<'b> Exchange<'b> {
     /// come (a POST without an idempotency key is then not sent again: it may
     /// have been taken). Err only where no transport was in use.
     pub fn feed_error(&mut self, e: Error, request_sent: bool) -> Result<(), Error> {
-        if matches!(self.state, State::Send | State::Backoff(_) | State::Done(_)) {
+        let body_ended = matches!(&self.state, State::Stream(d) if d.reader().ended());
+        if body_ended || matches!(self.state, State::Send | State::Backoff(_) | State::Done(_)) {
             return Err(self.misuse("a transport failure"));
         }
         if matches!(self.state, State::AwaitHead) {
@@ -900,6 +906,7 @@ impl<'b> Exchange<'b> {
         let state = match self.state {
             State::Send => "has a request to send",
             State::AwaitHead => "awaits the answer's head",
+            State::Stream(ref d) if d.reader().ended() => "was fed the end of the answer's body",
             State::Gather(_) | State::Stream(_) => "is reading the answer's body",
             State::Backoff(_) => "is waiting before its next attempt",
             State::Done(_) => "is over",
