@@ -23,6 +23,7 @@ export GW_CONFORMANCE_DIR="$repo/conformance" GW_CONFORMANCE_OUT="$repo/$out"
 # absent[LANGUAGE]: why that language's runner cannot run here.
 declare -A absent=()
 
+# Writes rust.tsv (the Rust API) and rust-exchange.tsv (the exchange's C ABI, fed in pieces).
 run_rust() {
     cargo test -q --test conformance -- --nocapture
 }
@@ -160,7 +161,7 @@ for root, _, files in os.walk("conformance/cases"):
         if f.endswith(".json"):
             cases.append(os.path.relpath(os.path.join(root, f), "conformance/cases")[:-5])
 cases.sort()
-languages = ["rust", "c", "c-exchange", "cpp", "go", "go-nethttp", "kotlin", "java", "swift", "swift-urlsession"]
+languages = ["rust", "rust-exchange", "c", "c-exchange", "cpp", "go", "go-nethttp", "kotlin", "java", "swift", "swift-urlsession"]
 results, failed_any = {}, False
 for lang in languages:
     path = os.path.join(out, lang + ".tsv")
