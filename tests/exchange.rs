@@ -974,3 +974,69 @@ fn an_attempt_cut_by_the_total_deadline_is_reported_ended() {
         "the attempt's end is reported"
     );
 }
+
+/// A line with no end, fed in small pieces, is refused at the line cap after each
+/// byte was looked at about once: were every piece to send the parser over the
+/// whole unfinished line again, 2 MiB fed 64 bytes at a time would scan some
+/// 100 GB (minutes), not 2 MiB.
+#[test]
+fn a_long_unfinished_line_fed_in_small_pieces_is_searched_once() {
+    let client = CClient::with_options(
+        r#"{"base_url":"http://127.0.0.1:9","api_key":"sk-test","max_retries":0,"max_line_bytes":1048576}"#,
+    );
+    let request = chat("long line").to_string();
+    let ex = unsafe {
+        open(
+            client.0,
+            "POST",
+            CHAT,
+            Some(&request),
+            ffi::GW_EXCHANGE_STREAM,
+        )
+        .unwrap()
+    };
+    let name = CString::new("content-type").unwrap();
+    let value = CString::new("text/event-stream").unwrap();
+    let head = [gw_header {
+        name: name.as_ptr(),
+        value: value.as_ptr(),
+    }];
+    let piece = [b'a'; 64];
+    let mut fed = 0usize;
+    unsafe {
+        let mut wait = 0i64;
+        assert_eq!(ffi::gw_exchange_step(ex, &mut wait), ffi::GW_WANT_SEND);
+        let mut view: gw_request_view = std::mem::zeroed();
+        assert_eq!(ffi::gw_exchange_request(ex, &mut view), GW_OK);
+        assert_eq!(ffi::gw_exchange_feed_head(ex, 200, head.as_ptr(), 1), GW_OK);
+        let mut taken = 0usize;
+        assert_eq!(
+            ffi::gw_exchange_feed_body(ex, b"data: ".as_ptr(), 6, &mut taken),
+            GW_OK
+        );
+        loop {
+            match ffi::gw_exchange_step(ex, &mut wait) {
+                ffi::GW_WANT_RECEIVE => {}
+                ffi::GW_WANT_DONE => break,
+                other => panic!("step gave {other} after {fed} bytes"),
+            }
+            assert!(fed < 4 << 20, "the line was never refused");
+            let status = ffi::gw_exchange_feed_body(ex, piece.as_ptr(), piece.len(), &mut taken);
+            // At the cap a feed takes only what fits (GW_WOULD_BLOCK), and the line is over.
+            assert!(
+                status == GW_OK || status == gw::GW_WOULD_BLOCK,
+                "{status} after {fed} bytes"
+            );
+            fed += taken;
+        }
+        let mut out: *mut c_char = ptr::null_mut();
+        assert_eq!(ffi::gw_exchange_finish(ex, &mut out), gw::GW_TOO_LARGE);
+        let text = take(out);
+        assert!(text.contains("max_line_bytes"), "{text}");
+        ffi::gw_exchange_free(ex);
+    }
+    assert!(
+        (1 << 20..(1 << 20) + 128).contains(&(fed + 6)),
+        "refused after {fed} bytes"
+    );
+}

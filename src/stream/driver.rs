@@ -171,7 +171,7 @@ impl<R: BufRead> StreamDriver<R> {
     /// with several, the end after the terminal event), or None: the next SSE
     /// event is needed.
     #[inline(always)]
-    fn step_without_read(&mut self) -> Result<Option<Step>, Error> {
+    pub(crate) fn step_without_read(&mut self) -> Result<Option<Step>, Error> {
         if let Some(next) = self
             .slot
             .map(|s| s + 1)

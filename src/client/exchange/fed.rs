@@ -27,6 +27,12 @@ pub(crate) struct Fed {
     /// The longest line the parser takes (max_line_bytes): a buffer that holds
     /// more than this without a line end is a line over the cap.
     max_line: usize,
+    /// Where the search for a line end stopped: `storage[start..searched]`
+    /// holds none. Meaningful only while `searched > start` (the parser found no
+    /// line end, `mark_no_line_end`, and has consumed nothing since). It keeps a
+    /// long line fed in small pieces from being searched again whole at every
+    /// piece: each byte is looked at once until the line ends.
+    searched: usize,
 }
 
 /// The most one read of the built-in driver asks for.
@@ -40,6 +46,42 @@ impl Fed {
             end: 0,
             ended: false,
             max_line,
+            searched: 0,
+        }
+    }
+
+    /// The parser looked at every byte waiting and found no line end.
+    pub(crate) fn mark_no_line_end(&mut self) {
+        self.searched = self.end;
+    }
+
+    /// Whether the parser can be spared a look: it found no line end before,
+    /// and the bytes fed since hold none either.
+    pub(crate) fn still_no_line_end(&mut self) -> bool {
+        if self.searched <= self.start {
+            return false;
+        }
+        if memchr::memchr2(b'\n', b'\r', &self.storage[self.searched..self.end]).is_some() {
+            self.searched = 0;
+            return false;
+        }
+        self.searched = self.end;
+        true
+    }
+
+    /// Whether a line end waits, searching only what was not searched before.
+    fn line_end_waiting(&mut self) -> bool {
+        let from = if self.searched > self.start {
+            self.searched
+        } else {
+            self.start
+        };
+        match memchr::memchr2(b'\n', b'\r', &self.storage[from..self.end]) {
+            Some(_) => true,
+            None => {
+                self.searched = self.end;
+                false
+            }
         }
     }
 
@@ -60,23 +102,21 @@ impl Fed {
     /// before the line's end comes; bounded by `SOFT_LIMIT` once one is, so a
     /// driver that feeds faster than its caller takes events meets a refusal,
     /// not an unbounded buffer.
-    pub(crate) fn room(&self) -> usize {
-        let pending = self.pending();
-        if memchr::memchr2(b'\n', b'\r', pending).is_some() {
-            SOFT_LIMIT.saturating_sub(pending.len())
+    pub(crate) fn room(&mut self) -> usize {
+        let waiting = self.end - self.start;
+        if self.line_end_waiting() {
+            SOFT_LIMIT.saturating_sub(waiting)
         } else {
             self.max_line
                 .saturating_add(2)
-                .saturating_sub(pending.len())
+                .saturating_sub(waiting)
                 .max(1)
         }
     }
 
     /// Whether the bytes waiting hold more than a line may, without its end.
-    pub(crate) fn line_over_cap(&self) -> bool {
-        let pending = self.pending();
-        pending.len() > self.max_line.saturating_add(1)
-            && memchr::memchr2(b'\n', b'\r', pending).is_none()
+    pub(crate) fn line_over_cap(&mut self) -> bool {
+        self.end - self.start > self.max_line.saturating_add(1) && !self.line_end_waiting()
     }
 
     /// Appends fed bytes (the caller checked `room`).
@@ -112,6 +152,7 @@ impl Fed {
         }
         if self.start > 0 {
             self.storage.copy_within(self.start..self.end, 0);
+            self.searched = self.searched.saturating_sub(self.start);
             self.end -= self.start;
             self.start = 0;
         }
@@ -145,6 +186,7 @@ impl BufRead for Fed {
         if self.start == self.end {
             self.start = 0;
             self.end = 0;
+            self.searched = 0;
             // A long line made the buffer large: give the memory back once it is gone.
             if self.storage.len() > 4 * SOFT_LIMIT {
                 self.storage = vec![0; START_CAPACITY];

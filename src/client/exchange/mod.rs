@@ -226,7 +226,14 @@ impl<'b> Exchange<'b> {
         // bytes already fed.
         if let State::Stream(driver) = &mut self.state {
             if !driver.reader().ended() && !self.client.cancel_token().is_cancelled() {
-                match driver.step_buffered() {
+                // A line still unfinished since the parser last looked is not looked
+                // at again whole: only what was fed since is searched for its end.
+                let step = if driver.reader_mut().still_no_line_end() {
+                    driver.step_without_read()
+                } else {
+                    driver.step_buffered()
+                };
+                match step {
                     Ok(Some(Step::Event)) => {
                         self.has_event = true;
                         return Want::Event;
@@ -250,7 +257,12 @@ impl<'b> Exchange<'b> {
                 self.stream_done();
                 Want::Done
             }
-            Ok(None) => self.receive(),
+            Ok(None) => {
+                if let State::Stream(driver) = &mut self.state {
+                    driver.reader_mut().mark_no_line_end();
+                }
+                self.receive()
+            }
             Err(e) => {
                 self.stream_failed(e);
                 self.step_general()
@@ -664,8 +676,8 @@ impl<'b> Exchange<'b> {
 
     /// A stream line with no end in sight over max_line_bytes ends the stream.
     fn check_line_cap(&mut self) {
-        if let State::Stream(driver) = &self.state {
-            if driver.reader().line_over_cap() {
+        if let State::Stream(driver) = &mut self.state {
+            if driver.reader_mut().line_over_cap() {
                 let limit = self.client.options().max_line_bytes;
                 self.stream_failed(Error::TooLarge(format!(
                     "a stream line is over max_line_bytes ({limit} bytes)"
