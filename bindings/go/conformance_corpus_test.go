@@ -302,12 +302,7 @@ func checkError(want map[string]any, seen *seenCall, problems *[]string) {
 		return
 	}
 	message, _ := seen.errFields["message"].(string)
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(want) {
 		w := want[k]
 		switch k {
 		case "message_contains", "message_lacks":
@@ -368,4 +363,15 @@ func checkEvents(want map[string]any, events []seenEvent, problems *[]string) {
 			*problems = append(*problems, fmt.Sprintf("%s: %q, expected %q", key, got, w))
 		}
 	}
+}
+
+// sortedKeys gives a map's keys in order, so a case's checks and options run (and report)
+// in the same order every time.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -140,12 +139,7 @@ func notExpressible(format string, args ...any) error {
 // gw.Options, as a Go user would write them.
 func clientOptions(raw map[string]json.RawMessage) (gw.Options, error) {
 	var o gw.Options
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range sortedKeys(raw) {
 		v := raw[key]
 		var err error
 		read := func(dst any) bool {
