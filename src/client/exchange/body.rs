@@ -98,6 +98,7 @@ impl Exchange<'_> {
     }
 
     /// The outcome of a whole answer.
+    #[inline(never)]
     pub(super) fn end_gather(&mut self, reset: bool) {
         let State::Gather(body) = std::mem::replace(&mut self.state, State::AwaitHead) else {
             return;

@@ -15,6 +15,7 @@ use super::answer::{self, Purpose};
 use super::{Exchange, State};
 
 impl Exchange<'_> {
+    #[inline(never)]
     pub(super) fn failed_transport(&mut self, e: Error, request_sent: bool) -> Result<(), Error> {
         self.request = None;
         match std::mem::replace(&mut self.state, State::AwaitHead) {
@@ -60,6 +61,7 @@ impl Exchange<'_> {
     /// stalled): as retryable as a failure before the head, within the same
     /// budget. A stalled body of a POST is retried only when the key tells the
     /// gateway it is the same request.
+    #[inline(never)]
     pub(super) fn body_broke(&mut self, e: Error) {
         let attempts = self.tally.attempts;
         let delay = self.client.backoff(attempts.saturating_sub(1));
@@ -83,6 +85,7 @@ impl Exchange<'_> {
 
     /// A stream failed: sent again when it broke before its first event reached
     /// the caller (within the call's one retry budget); once one did, never.
+    #[inline(never)]
     pub(super) fn stream_failed(&mut self, e: Error) {
         let State::Stream(driver) = &self.state else {
             self.finish(Err(e));
@@ -137,6 +140,7 @@ impl Exchange<'_> {
                 .is_none_or(|d| Instant::now().checked_add(delay).is_some_and(|t| t < d))
     }
 
+    #[inline(never)]
     pub(super) fn retry_in(&mut self, delay: Duration, why: &str, attempt: u32) {
         if log::enabled(Level::Info) {
             let line = format!(
@@ -157,12 +161,14 @@ impl Exchange<'_> {
         self.state = State::Backoff(Instant::now() + delay);
     }
 
+    #[inline(never)]
     pub(super) fn end_watch(&mut self, result: Result<(u16, &HeaderMap), &Error>) {
         if let Some(watch) = self.watch.take() {
             watch.end(result);
         }
     }
 
+    #[inline(never)]
     pub(super) fn record(&self, status: u16, headers: &HeaderMap) {
         let meta = ResponseMeta::read(
             status,
@@ -181,12 +187,15 @@ impl Exchange<'_> {
 
     /// Ends the call: an error is redacted, named `Cancelled` when a cancel cut
     /// the call short, and logged.
+    #[inline(never)]
     pub(super) fn finish(&mut self, outcome: Result<String, Error>) {
         self.request = None;
         let outcome = outcome.map_err(|e| self.client.failed(self.spec.name, e));
         self.state = State::Done(outcome);
     }
 
+    #[cold]
+    #[inline(never)]
     pub(super) fn misuse(&self, what: &str) -> Error {
         let state = match self.state {
             State::Send => "has a request to send",

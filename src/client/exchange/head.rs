@@ -76,6 +76,7 @@ impl Exchange<'_> {
     }
 
     /// What reads a 2xx answer: a stream's events, or the whole body.
+    #[inline(never)]
     pub(super) fn answer_state(&self, headers: &HeaderMap) -> State {
         let options = self.client.options();
         let limit = options.max_response_bytes;
@@ -118,6 +119,7 @@ impl Exchange<'_> {
     }
 
     /// A redirect's head: the next hop, or the refusal that ends the call.
+    #[inline(never)]
     pub(super) fn redirect(&mut self, status: u16, location: String) {
         // A Location that keeps `?key=` is neither shown nor sent on: gw adds the
         // key itself (once) where it belongs, and never to another origin.

@@ -222,7 +222,7 @@ impl<'b> Exchange<'b> {
 
     /// What the driver is to do next. Cheap where an event is already read:
     /// no clock, no allocation.
-    #[inline(always)]
+    #[inline(never)]
     pub fn step(&mut self) -> Want {
         self.has_event = false;
         // The way nearly every step of a stream goes: the next event lies in the
