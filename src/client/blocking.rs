@@ -67,30 +67,25 @@ pub(crate) fn receive(exchange: &mut Exchange<'_>, answer: &mut Answer) {
                 return;
             };
             crate::net::cancel::take_reset_seen();
-            let mut reader = body.into_reader();
-            match exchange.fill_from(&mut reader) {
-                Ok(0) => {
-                    // ureq ends a body without length at a reset as if the server
-                    // closed it: the exchange weighs that against what it read.
-                    let reset = crate::net::cancel::take_reset_seen();
-                    let _ = exchange.feed_end_at(reset);
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let _ = exchange.feed_error(map_io(e), true);
-                }
-            }
+            feed_read(exchange, &mut body.into_reader());
         }
-        Answer::Stream(reader) => match exchange.fill_from(reader) {
-            Ok(0) => {
-                let reset = crate::net::cancel::take_reset_seen();
-                let _ = exchange.feed_end_at(reset);
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let _ = exchange.feed_error(map_io(e), true);
-            }
-        },
+        Answer::Stream(reader) => feed_read(exchange, reader),
+    }
+}
+
+/// One `fill_from` fed: the end (ureq ends a body without length at a reset as
+/// if the server closed it: the exchange weighs that against what it read), a
+/// failure, or more bytes.
+fn feed_read(exchange: &mut Exchange<'_>, reader: &mut UreqBodyReader<'static>) {
+    match exchange.fill_from(reader) {
+        Ok(0) => {
+            let reset = crate::net::cancel::take_reset_seen();
+            let _ = exchange.feed_end_at(reset);
+        }
+        Ok(_) => {}
+        Err(e) => {
+            let _ = exchange.feed_error(map_io(e), true);
+        }
     }
 }
 

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::api::multipart::Form;
 use crate::api::ops;
 use crate::client::exchange::{Exchange, Spec, Want};
 use crate::error::{
@@ -20,7 +19,7 @@ use super::event::gw_event;
 use super::event_buffers::EventBuffers;
 use super::guard::{call, catch, report};
 use super::handle::gw_client;
-use super::images::{file_part, gw_file};
+use super::images::{gw_file, upload_form};
 
 /// `gw_exchange_step`: send the request `gw_exchange_request` gives, then feed
 /// its answer.
@@ -154,12 +153,7 @@ pub unsafe extern "C" fn gw_exchange_new(
 ) -> c_int {
     args::put(out_exchange, std::ptr::null_mut());
     report(err_out, || {
-        if out_exchange.is_null() {
-            return Err(Error::invalid_param(
-                "out_exchange",
-                "out_exchange: must not be NULL",
-            ));
-        }
+        check_out(out_exchange)?;
         if flags & !(GW_EXCHANGE_STREAM | GW_EXCHANGE_EVENTS_ONLY) != 0 {
             return Err(Error::invalid_param(
                 "flags",
@@ -210,26 +204,11 @@ pub unsafe extern "C" fn gw_exchange_new_image_edit_upload(
 ) -> c_int {
     args::put(out_exchange, std::ptr::null_mut());
     report(err_out, || {
-        if out_exchange.is_null() {
-            return Err(Error::invalid_param(
-                "out_exchange",
-                "out_exchange: must not be NULL",
-            ));
-        }
+        check_out(out_exchange)?;
         let client = args::client(client)?;
         let op = &ops::IMAGE_EDIT_UPLOAD;
-        let spec = (|| {
-            let fields = args::json_value(request_json, "request_json")?;
-            let mut form = Form::from_fields(&fields)?;
-            let image = image
-                .as_ref()
-                .ok_or_else(|| Error::invalid_param("image", "image: must not be NULL"))?;
-            form.add_file(file_part(image, "image")?)?;
-            if let Some(mask) = mask.as_ref() {
-                form.add_file(file_part(mask, "mask")?)?;
-            }
-            Ok(Spec::multipart(&client, op, &[], &form)?.into_owned())
-        })();
+        let spec = upload_form(request_json, image, mask)
+            .and_then(|form| Ok(Spec::multipart(&client, op, &[], &form)?.into_owned()));
         let exchange = spec
             .and_then(|spec| Exchange::new(&client, spec))
             .map_err(|e| client.failed(op.name, e))?;
@@ -249,6 +228,17 @@ impl gw_exchange {
             events: EventBuffers::default(),
         }
     }
+}
+
+/// A constructor's `out_exchange`, which must not be NULL.
+fn check_out(out_exchange: *mut *mut gw_exchange) -> Result<(), Error> {
+    if out_exchange.is_null() {
+        return Err(Error::invalid_param(
+            "out_exchange",
+            "out_exchange: must not be NULL",
+        ));
+    }
+    Ok(())
 }
 
 /// The exchange behind a pointer, or the error a NULL one is.

@@ -67,20 +67,32 @@ pub unsafe extern "C" fn gw_image_edit_upload(
 ) -> c_int {
     call(out, || {
         let client = args::client(client)?;
-        let fields = args::json_value(request_json, "request_json")?;
-        let mut form = Form::from_fields(&fields)?;
-        let image = image
-            .as_ref()
-            .ok_or_else(|| Error::invalid_param("image", "image: must not be NULL"))?;
-        form.add_file(file_part(image, "image")?)?;
-        if let Some(mask) = mask.as_ref() {
-            form.add_file(file_part(mask, "mask")?)?;
-        }
+        let form = upload_form(request_json, image, mask)?;
         client.call_multipart(&ops::IMAGE_EDIT_UPLOAD, &[], &form)
     })
 }
 
-pub(crate) unsafe fn file_part<'a>(file: &'a gw_file, field: &str) -> Result<FilePart<'a>, Error> {
+/// The image edit's multipart form: the fields of `request_json` as text parts,
+/// then `image` (required) and `mask` (NULL: none) as file parts. Shared by the
+/// blocking call and the exchange's constructor.
+pub(crate) unsafe fn upload_form<'a>(
+    request_json: *const c_char,
+    image: *const gw_file,
+    mask: *const gw_file,
+) -> Result<Form<'a>, Error> {
+    let fields = args::json_value(request_json, "request_json")?;
+    let mut form = Form::from_fields(&fields)?;
+    let image = image
+        .as_ref()
+        .ok_or_else(|| Error::invalid_param("image", "image: must not be NULL"))?;
+    form.add_file(file_part(image, "image")?)?;
+    if let Some(mask) = mask.as_ref() {
+        form.add_file(file_part(mask, "mask")?)?;
+    }
+    Ok(form)
+}
+
+unsafe fn file_part<'a>(file: &'a gw_file, field: &str) -> Result<FilePart<'a>, Error> {
     // struct_size is the first field, so reading it is safe whatever version the
     // caller has; the other fields are read only once the size is known.
     let known = std::mem::size_of::<gw_file>();
