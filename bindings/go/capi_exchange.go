@@ -83,6 +83,7 @@ import "C"
 import (
 	"net/http"
 	"runtime"
+	"strings"
 	"unsafe"
 )
 
@@ -146,14 +147,42 @@ func exchangeStep(ex *cExchange) stepped {
 	return toStepped(&r)
 }
 
-// requestView is the request gw_exchange_request gives, read into Go (the body stays in
-// the exchange's memory: pieces point there).
+// requestView is the request gw_exchange_request gives, read into Go. The body stays in
+// the exchange's memory (pieces point there), and so does url: a view, valid until the
+// next exchange call, that requestURL copies when it keeps it.
 type requestView struct {
 	method string
 	url    string
 	header http.Header
 	pieces []C.gw_bytes
 	length int64
+}
+
+// cView is a C string seen as a Go string without a copy: valid while gw keeps it.
+func cView(p *C.char) string {
+	return unsafe.String((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
+}
+
+// knownNames maps the header names gw writes to net/http's canonical form, so the
+// common ones cost no allocation per request.
+var knownNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"accept", "authorization", "content-type", "idempotency-key", "user-agent"} {
+		m[n] = http.CanonicalHeaderKey(n)
+	}
+	return m
+}()
+
+// methodName is the method as a Go string; the usual two without an allocation.
+func methodName(p *C.char) string {
+	switch m := cView(p); m {
+	case "POST":
+		return "POST"
+	case "GET":
+		return "GET"
+	default:
+		return strings.Clone(m)
+	}
 }
 
 // exchangeRequest starts the attempt or hop; status is not StatusOK when the exchange
@@ -165,14 +194,17 @@ func exchangeRequest(ex *cExchange) (requestView, int) {
 	}
 	v := &r.view
 	out := requestView{
-		method: C.GoString(v.method),
-		url:    C.GoString(v.url),
+		method: methodName(v.method),
+		url:    cView(v.url),
 		header: make(http.Header, int(v.header_count)+1),
 		length: int64(v.body_len),
 	}
 	for _, h := range unsafe.Slice(v.headers, int(v.header_count)) {
 		// Names as gw wrote them: net/http sends them canonicalised anyway.
-		name := http.CanonicalHeaderKey(C.GoString(h.name))
+		name, known := knownNames[cView(h.name)]
+		if !known {
+			name = http.CanonicalHeaderKey(C.GoString(h.name))
+		}
 		out.header[name] = append(out.header[name], C.GoString(h.value))
 	}
 	if v.body_count > 0 {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // builtinByDefault makes BuiltinTransport the default; set only by this package's test
@@ -40,6 +41,7 @@ type clientState struct {
 	// ownsTransport: gw made hc's transport, so Close closes its idle connections.
 	hc            *http.Client
 	ownsTransport bool
+	lastURL       atomic.Pointer[parsedURL] // the URL the last call sent to, parsed
 }
 
 // NewClient creates a client. Empty BaseURL and APIKey come from GW_BASE_URL and

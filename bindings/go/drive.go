@@ -1,6 +1,7 @@
 package gw
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -33,8 +34,8 @@ type driver struct {
 	bodyErr    error          // met by a read that also gave bytes: handled next
 	pending    []byte         // bytes read and not yet taken by gw (back-pressure)
 
-	buf  *[]byte // read buffer for the call, from a pool
-	pool *sync.Pool
+	buf    *[]byte // read buffer for the call
+	stream bool    // the buffer is the stream's own, not answerBufs'
 
 	next    stepped // a step already made (by a feed), used before stepping again
 	hasNext bool
@@ -46,13 +47,17 @@ type driver struct {
 	fired uint64 // the generation whose timer went off
 }
 
-// Read buffers: a stream's bytes come an event at a time (a chat chunk is a few hundred
-// bytes, and thousands of streams may each hold one while they wait), a plain answer at
-// once.
-var (
-	streamBufs = sync.Pool{New: func() any { b := make([]byte, 1<<10); return &b }}
-	answerBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
-)
+// Read buffers. A plain answer comes at once: its 16 KiB buffer is pooled, and the pool
+// holds about as many as calls run at once. A stream's bytes come an event at a time (a
+// chat chunk is a few hundred bytes): each stream has its own 1 KiB, freed with it, as a
+// pool would keep a burst's thousands alive through the next two collections.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
+const streamBufSize = 1 << 10
+
+// copiedBodyMax: request bodies up to this size are copied into Go memory to be sent
+// (chat and embeddings requests); larger ones (uploads) are read from the exchange's.
+const copiedBodyMax = 64 << 10
 
 // drainWait and drainLimit bound the read of what follows an answer gw is done with (a
 // chunked body's end, a short error body), so its connection goes back to the pool.
@@ -62,11 +67,7 @@ const (
 )
 
 func newDriver(k *call, hc *http.Client, ex *cExchange, stream bool) *driver {
-	d := &driver{k: k, hc: hc, ex: ex, pool: &answerBufs}
-	if stream {
-		d.pool = &streamBufs
-	}
-	return d
+	return &driver{k: k, hc: hc, ex: ex, stream: stream}
 }
 
 // advance drives the exchange until it gives an event or ends; with open, also until a
@@ -117,10 +118,10 @@ func (d *driver) release() {
 	}
 	exchangeFree(d.ex)
 	d.ex = nil
-	if d.buf != nil {
-		d.pool.Put(d.buf)
-		d.buf = nil
+	if d.buf != nil && !d.stream {
+		answerBufs.Put(d.buf)
 	}
+	d.buf = nil
 }
 
 // prepare takes the request the exchange has ready and makes its *http.Request.
@@ -129,15 +130,29 @@ func (d *driver) prepare() {
 	if status != StatusOK {
 		return // the exchange ended (a deadline, a cancel): the next step says so
 	}
-	ctx := d.k.attemptContext()
-	req, err := http.NewRequestWithContext(ctx, v.method, v.url, nil)
+	u, host, err := d.k.st.requestURL(v.url)
 	if err != nil {
 		// Not err's text: it quotes the URL, which may hold the key (?key=).
 		exchangeFeedError(d.ex, StatusNetwork, false, "the request URL cannot be sent by net/http")
 		return
 	}
+	// The URL is parsed (or copied) above: "" costs net/http no second parse.
+	req, err := http.NewRequestWithContext(d.k.attemptContext(), v.method, "", nil)
+	if err != nil {
+		exchangeFeedError(d.ex, StatusNetwork, false, "the request method cannot be sent by net/http")
+		return
+	}
+	req.URL, req.Host = u, host
 	req.Header = v.header
-	if v.length > 0 {
+	switch {
+	case v.length > 0 && v.length <= copiedBodyMax:
+		// Copied: net/http writes an in-memory body with the head, one write (a body it
+		// cannot see into makes it flush the head first: a second write and packet).
+		b := v.bodyBytes()
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		req.ContentLength = v.length
+	case v.length > 0:
 		b := newViewBody(&v)
 		d.body = b
 		req.Body = b.reader()
@@ -201,7 +216,12 @@ func (d *driver) read(waitMS int64) {
 		return
 	}
 	if d.buf == nil {
-		d.buf = d.pool.Get().(*[]byte)
+		if d.stream {
+			b := make([]byte, streamBufSize)
+			d.buf = &b
+		} else {
+			d.buf = answerBufs.Get().(*[]byte)
+		}
 	}
 	d.arm(waitMS)
 	n, err := d.resp.Body.Read(*d.buf)

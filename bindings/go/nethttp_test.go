@@ -249,3 +249,63 @@ func TestRequestBodyDetaches(t *testing.T) {
 		t.Fatalf("read after detach: %v, want errBodyDetached", err)
 	}
 }
+
+// bodyTypeTransport records the type of each request body net/http is handed.
+type bodyTypeTransport struct {
+	mu    sync.Mutex
+	types []string
+}
+
+func (b *bodyTypeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	b.types = append(b.types, fmt.Sprintf("%T", req.Body))
+	b.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// A request body up to 64 KiB reaches net/http as an in-memory reader, which it writes
+// with the head in one write; a larger one is read from the exchange's memory, whole.
+func TestRequestBodiesAsSent(t *testing.T) {
+	resetMock(t)
+	bt := &bodyTypeTransport{}
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: bt} })
+	small, err := c.Chat(bg(), chatReq("small"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("word ", 20<<10) + "end" // 100 KiB
+	large, err := c.Chat(bg(), chatReq(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small.Text() != "Echo: small" || large.Text() != "Echo: "+big {
+		t.Errorf("answers %q and %d bytes, want the prompts echoed", small.Text(), len(large.Text()))
+	}
+	// io.NopCloser over a *bytes.Reader is net/http's "known in-memory reader".
+	want := []string{"io.nopCloserWriterTo", "*gw.viewBodyReader"}
+	if fmt.Sprint(bt.types) != fmt.Sprint(want) {
+		t.Errorf("bodies handed to net/http: %v, want %v", bt.types, want)
+	}
+}
+
+// The last URL parsed is copied for the next request to it, never shared: a change to
+// one request's URL (middleware may rewrite it) does not reach the next.
+func TestRequestURLCopiedNotShared(t *testing.T) {
+	st := &clientState{}
+	a, hostA, err := st.requestURL("http://127.0.0.1:80/v1/chat/completions")
+	if err != nil || hostA != "127.0.0.1:80" {
+		t.Fatalf("first: %v %q %v", a, hostA, err)
+	}
+	a.Path = "/rewritten"
+	b, _, err := st.requestURL("http://127.0.0.1:80/v1/chat/completions")
+	if err != nil || b == a || b.Path != "/v1/chat/completions" {
+		t.Fatalf("second: %v (same pointer: %v) %v", b, b == a, err)
+	}
+	c, hostC, err := st.requestURL("http://[::1]:/v1/embeddings?x=1")
+	if err != nil || c.Path != "/v1/embeddings" || c.RawQuery != "x=1" || hostC != "[::1]" {
+		t.Fatalf("another URL: %v host %q %v", c, hostC, err)
+	}
+	if _, _, err := st.requestURL("http://a b/"); err == nil {
+		t.Fatal("a URL net/url refuses was taken")
+	}
+}

@@ -71,3 +71,12 @@ func (r *viewBodyReader) Read(p []byte) (int, error) {
 }
 
 func (r *viewBodyReader) Close() error { return nil }
+
+// bodyBytes copies the view's body pieces into one Go slice.
+func (v *requestView) bodyBytes() []byte {
+	b := make([]byte, 0, v.length)
+	for _, p := range v.pieces {
+		b = append(b, pieceBytes(p)...)
+	}
+	return b
+}
