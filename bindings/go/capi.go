@@ -393,8 +393,17 @@ func copyEvent(ev *C.gw_event) Event {
 	return out
 }
 
+// cStrlen is strlen without a cgo call, for the short strings gw hands out (names, URLs).
+func cStrlen(p *C.char) int {
+	n := 0
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return n
+}
+
 func eventName(p *C.char) string {
-	name := unsafe.Slice((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
+	name := unsafe.Slice((*byte)(unsafe.Pointer(p)), cStrlen(p))
 	switch string(name) { // no allocation: the compiler compares in place
 	case "message":
 		return "message"

@@ -160,7 +160,7 @@ type requestView struct {
 
 // cView is a C string seen as a Go string without a copy: valid while gw keeps it.
 func cView(p *C.char) string {
-	return unsafe.String((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
+	return unsafe.String((*byte)(unsafe.Pointer(p)), cStrlen(p))
 }
 
 // knownNames maps the header names gw writes to net/http's canonical form, so the

@@ -40,11 +40,14 @@ type driver struct {
 	next    stepped // a step already made (by a feed), used before stepping again
 	hasNext bool
 
-	timer *time.Timer
-	tmu   sync.Mutex
-	gen   uint64 // arming count
-	armed uint64 // the armed timer's generation; 0: none
-	fired uint64 // the generation whose timer went off
+	timer    *time.Timer
+	tmu      sync.Mutex
+	gen      uint64    // arming count
+	armed    uint64    // the armed I/O's generation; 0: none
+	due      time.Time // when the armed I/O is cut
+	fired    uint64    // the generation whose timer went off
+	timerDue time.Time // when the pending timer goes off; zero: not pending
+	stopped  bool      // the driver is done: the timer sets itself no more
 }
 
 // Read buffers. A plain answer comes at once: its 16 KiB buffer is pooled, and the pool
@@ -113,9 +116,7 @@ func (d *driver) finish() (int, []byte) {
 // release frees the exchange (abandoning it when not over) and the driver's buffers.
 func (d *driver) release() {
 	d.dropAnswer()
-	if d.timer != nil {
-		d.timer.Stop()
-	}
+	d.stopTimer()
 	exchangeFree(d.ex)
 	d.ex = nil
 	if d.buf != nil && !d.stream {
@@ -335,23 +336,39 @@ func (d *driver) arm(waitMS int64) {
 	}
 }
 
+// armFor arms the timer for I/O about to start. The timer is lazy: a stream's reads each
+// re-arm it (a read timeout of seconds around reads an event apart), so rather than
+// being reset and stopped at every read it stays pending, and when it goes off before
+// the armed I/O is due it sets itself again for the rest.
 func (d *driver) armFor(wait time.Duration) {
+	due := time.Now().Add(wait)
 	d.tmu.Lock()
+	defer d.tmu.Unlock()
 	d.gen++
 	d.armed = d.gen
-	d.tmu.Unlock()
+	d.due = due
 	if d.timer == nil {
 		d.timer = time.AfterFunc(wait, d.timerFired)
-	} else {
+		d.timerDue = due
+	} else if d.timerDue.IsZero() || due.Before(d.timerDue) {
 		d.timer.Reset(wait)
+		d.timerDue = due
 	}
 }
 
-// timerFired runs on the timer's goroutine: it cancels the attempt's I/O.
+// timerFired runs on the timer's goroutine: it cancels the attempt's I/O if that is due,
+// and sets the timer for the rest if not.
 func (d *driver) timerFired() {
 	d.tmu.Lock()
+	d.timerDue = time.Time{}
 	armed := d.armed
-	if armed != 0 {
+	if armed != 0 && !d.stopped {
+		if left := time.Until(d.due); left > 0 {
+			d.timer.Reset(left)
+			d.timerDue = d.due
+			d.tmu.Unlock()
+			return
+		}
 		d.fired = armed
 	}
 	d.tmu.Unlock()
@@ -360,16 +377,24 @@ func (d *driver) timerFired() {
 	}
 }
 
-// disarm stops the timer and reports whether it went off since arm.
+// disarm reports whether the timer went off for the I/O armed last; the timer itself is
+// left pending (see armFor).
 func (d *driver) disarm() bool {
-	if d.timer != nil {
-		d.timer.Stop()
-	}
 	d.tmu.Lock()
 	fired := d.armed != 0 && d.fired == d.armed
 	d.armed = 0
 	d.tmu.Unlock()
 	return fired
+}
+
+// stopTimer stops the timer for good (the driver is done).
+func (d *driver) stopTimer() {
+	d.tmu.Lock()
+	d.stopped = true
+	if d.timer != nil {
+		d.timer.Stop()
+	}
+	d.tmu.Unlock()
 }
 
 // transportFailure maps a net/http error to the status the exchange takes, whether the

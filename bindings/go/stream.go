@@ -36,14 +36,15 @@ type Stream[T any] struct {
 	k      *call
 	decode func([]byte) (T, error)
 
-	mu      sync.Mutex // held across each gw call on s
-	s       *cStream   // BuiltinTransport: the pull stream; nil once ended or closed
-	d       *driver    // net/http: the exchange's driver; nil once ended or closed
-	first   *Event     // net/http: an event read while opening, not yet yielded
-	err     error      // how it failed
-	final   []byte     // the assembled result once it ended well
-	meta    *ResponseMeta
-	early   bool // closed before its end
+	mu      sync.Mutex    // held across each gw call on s
+	s       *cStream      // BuiltinTransport: the pull stream; nil once ended or closed
+	d       *driver       // net/http: the exchange's driver; nil once ended or closed
+	first   *Event        // net/http: an event read while opening, not yet yielded
+	err     error         // how it failed
+	final   []byte        // the assembled result once it ended well
+	metaRaw []byte        // gw's metadata JSON, read as the stream ended or closed
+	meta    *ResponseMeta // metaRaw parsed, once Meta asked for it
+	early   bool          // closed before its end
 	decoded *T
 }
 
@@ -219,7 +220,7 @@ func (s *Stream[T]) settle() {
 
 // release frees the C stream and the call's handle. Called with mu held.
 func (s *Stream[T]) release() {
-	s.meta = parseMeta(lastResponse(s.k.h))
+	s.metaRaw = lastResponse(s.k.h) // parsed only if Meta asks: most callers never do
 	if s.d != nil {
 		s.d.release()
 		s.d = nil
@@ -278,6 +279,9 @@ func (s *Stream[T]) Meta() *ResponseMeta {
 	defer s.mu.Unlock()
 	if s.live() {
 		return parseMeta(lastResponse(s.k.h))
+	}
+	if s.meta == nil {
+		s.meta = parseMeta(s.metaRaw)
 	}
 	return s.meta
 }

@@ -318,3 +318,50 @@ func TestStreamFinalizer(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The read timeout runs from the last read, not from the first: a stream whose events
+// come 120 ms apart outlives a 300 ms read timeout many times over, and one whose next
+// event is 900 ms away is cut at the timeout.
+func TestStreamReadTimeoutFromLastRead(t *testing.T) {
+	resetMock(t)
+	c := newClient(t, func(o *Options) { o.ReadTimeout = 300 * time.Millisecond; o.MaxRetries = -1 })
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "drip", "interval_ms": 120, "times": 1})
+	s, err := c.ChatStream(bg(), chatReq("w1 w2 w3 w4 w5 w6 w7 w8 w9 w10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	text := ""
+	for delta, err := range s.Text() {
+		if err != nil {
+			t.Fatalf("after %v and %q: %v", time.Since(start), text, err)
+		}
+		text += delta
+	}
+	s.Close()
+	if text != "Echo: w1 w2 w3 w4 w5 w6 w7 w8 w9 w10" || time.Since(start) < 900*time.Millisecond {
+		t.Fatalf("%q in %v: want the whole echo, dripped over more than 900 ms", text, time.Since(start))
+	}
+
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "drip", "interval_ms": 900, "times": 1})
+	s, err = c.ChatStream(bg(), chatReq("x y z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got error
+	last := time.Now() // the head came; the mock drips before each event
+	for _, err := range s.Events() {
+		if err != nil {
+			got = err
+			break
+		}
+		last = time.Now()
+	}
+	if !errors.Is(got, ErrTimeout) {
+		t.Fatalf("a 900 ms gap under a 300 ms read timeout: %v, want ErrTimeout", got)
+	}
+	if gap := time.Since(last); gap < 250*time.Millisecond || gap > 800*time.Millisecond {
+		t.Fatalf("cut %v after the last read, want about 300 ms", gap)
+	}
+}
