@@ -5,7 +5,9 @@
 #    from 8 goroutines, each library in a fresh process: peak RSS and RSS per stream, OS
 #    threads, CPU per stream and per call, RSS and threads 2 s after the burst; gw through
 #    net/http and through its built-in transport, and go-openai beside them where the Go
-#    module proxy gives it. Medians of ROUNDS (default 3); printed to build/bench-go-load.txt.
+#    module proxy gives it (or GO_OPENAI_SRC names a checkout of its source), and bare
+#    net/http (no client library: the floor). Medians of ROUNDS (default 3); printed to
+#    build/bench-go-load.txt.
 # 2. The per-call benchmarks against openai-go and go-openai (BENCHTIME, default 1s; COUNT,
 #    default 6), with a benchstat table; only where the module proxy gives those modules.
 set -euo pipefail
@@ -25,7 +27,25 @@ else
     third_party=0
     echo "bench-go: openai-go and go-openai cannot be fetched (no module proxy): gw's two transports only"
 fi
-go build "${tags[@]}" -o "$PWD/../../../build/bench-go-load" ./load
+if [ "$third_party" = 0 ] && [ -n "${GO_OPENAI_SRC:-}" ]; then
+    # A checkout of go-openai's source (it needs no module of its own) puts it beside gw
+    # without the proxy: the load program alone, built in a module of its own that
+    # replaces both modules by their directories.
+    side="$(mktemp -d)"
+    trap 'rm -rf "$side"' EXIT
+    mkdir "$side/load"
+    cp load/*.go "$side/load/"
+    printf '%s\n' "module loadbench" "" "go 1.26.0" "" \
+        "require github.com/gw-dev/gw/bindings/go v0.0.0" \
+        "require github.com/sashabaranov/go-openai v1.43.0" \
+        "replace github.com/gw-dev/gw/bindings/go => $(cd .. && pwd)" \
+        "replace github.com/sashabaranov/go-openai => $(cd "$GO_OPENAI_SRC" && pwd)" >"$side/go.mod"
+    echo "bench-go: go-openai from $GO_OPENAI_SRC"
+    bin="$PWD/../../../build/bench-go-load"
+    (cd "$side" && GOFLAGS=-mod=mod go build -tags openai -o "$bin" ./load)
+else
+    go build "${tags[@]}" -o "$PWD/../../../build/bench-go-load" ./load
+fi
 "$PWD/../../../build/bench-go-load" -streams "${STREAMS:-100,1000,2000}" -rounds "${ROUNDS:-3}" |
     tee "$PWD/../../../build/bench-go-load.txt"
 [ "$third_party" = 1 ] || exit 0

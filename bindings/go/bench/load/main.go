@@ -41,7 +41,7 @@ func main() {
 	streams := flag.String("streams", "100,1000,2000", "streams in flight, comma-separated")
 	rounds := flag.Int("rounds", 3, "runs of each load; the figures are medians")
 	goroutines := flag.Int("goroutines", 8, "goroutines of plain calls")
-	calls := flag.Int("calls", 4000, "plain calls per run")
+	calls := flag.Int("calls", 20000, "plain calls per run (a run of a few seconds: shorter ones are noisy)")
 	only := flag.String("clients", "", "libraries to run, comma-separated (default: every one built in)")
 	profile := flag.String("cpuprofile", "", "with -child: write a CPU profile of the load there")
 	flag.Parse()
