@@ -59,6 +59,13 @@ pub(crate) struct ChatAssembler {
     /// The raw JSON of each top-level field as last merged: a chunk repeating
     /// them changes nothing but text, and takes the fast way (`absorb_simple`).
     top_raw: Vec<(String, String)>,
+    /// Text the fast way took for one choice (`hot_choice`) and not yet joined
+    /// into its content (`join_hot`, before anything else reads or changes the
+    /// choices): a chunk after chunk of one choice's text touches this string
+    /// only, not the tree of choices and the message's map.
+    hot_text: String,
+    /// The choice `hot_text` belongs to; its content is text or absent.
+    hot_choice: Option<u64>,
 }
 
 #[derive(Default)]
@@ -73,6 +80,7 @@ struct ChoiceSoFar {
 impl ChatAssembler {
     /// Folds a chunk in; returns the text each choice carries, in choice order.
     pub(crate) fn absorb(&mut self, chunk: &Value) -> Result<Vec<(usize, String)>, Error> {
+        self.join_hot();
         if let Some(err) = chunk.get("error") {
             let message = err
                 .get("message")
@@ -176,22 +184,25 @@ impl ChatAssembler {
             // content, where the general loop below takes two.
             let (index, piece) = scan.texts.get(0);
             if index as u64 == *only {
-                let Some(choice) = self.choices.get_mut(only) else {
-                    return false;
-                };
-                match choice.message.get_mut("content") {
-                    Some(Value::String(s)) => s.push_str(piece),
-                    Some(_) => return false,
-                    None => {
-                        choice
-                            .message
-                            .insert("content".into(), Value::String(piece.into()));
+                if self.hot_choice != Some(*only) {
+                    let joinable = match self.choices.get(only) {
+                        Some(choice) => {
+                            matches!(choice.message.get("content"), None | Some(Value::String(_)))
+                        }
+                        None => false,
+                    };
+                    if !joinable {
+                        return false;
                     }
+                    self.join_hot();
+                    self.hot_choice = Some(*only);
                 }
+                self.hot_text.push_str(piece);
                 self.retained += scan.retained;
                 return true;
             }
         }
+        self.join_hot();
         let joinable =
             |c: &ChoiceSoFar| matches!(c.message.get("content"), None | Some(Value::String(_)));
         if !scan
@@ -218,13 +229,37 @@ impl ChatAssembler {
         true
     }
 
+    /// Joins the text the fast way took (`hot_text`) into its choice's content.
+    fn join_hot(&mut self) {
+        let Some(index) = self.hot_choice.take() else {
+            return;
+        };
+        if self.hot_text.is_empty() {
+            return;
+        }
+        let Some(choice) = self.choices.get_mut(&index) else {
+            self.hot_text.clear();
+            return;
+        };
+        match choice.message.get_mut("content") {
+            Some(Value::String(s)) if s.is_empty() => std::mem::swap(s, &mut self.hot_text),
+            Some(Value::String(s)) => s.push_str(&self.hot_text),
+            _ => {
+                let text = std::mem::take(&mut self.hot_text);
+                choice.message.insert("content".into(), Value::String(text));
+            }
+        }
+        self.hot_text.clear();
+    }
+
     /// Bytes the assembled answer holds so far (an upper bound).
     pub(crate) fn retained(&self) -> usize {
         self.retained
     }
 
     /// The assembled `chat.completion` text.
-    pub(crate) fn finish(self) -> String {
+    pub(crate) fn finish(mut self) -> String {
+        self.join_hot();
         let mut top = self.top;
         let mut out = Map::new();
         out.insert("id".into(), top.shift_remove("id").unwrap_or(Value::Null));
