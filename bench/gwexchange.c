@@ -9,6 +9,10 @@
  *       one warm-up stream, then S streams of W text chunks (W + 2 events), one after
  *       another: for callgrind (scripts/bench-exchange.sh counts gw_exchange* only, at two
  *       lengths, for marginal figures per event and per stream)
+ *   gwexchange inflight mode=stream|events streams=S words=W inflight=K
+ *       the S streams K at a time, fed round-robin one event each in turn: for callgrind's
+ *       cache simulator (the cache lines an event touches, which a clock on a shared
+ *       machine measures too noisily)
  *   gwexchange time mode=stream|events streams=S words=W rounds=R
  *       ns per event (feed, step, event, step) with S exchanges in flight, fed round-robin
  *       one event each in turn, against the same S streams run one at a time (one exchange
@@ -173,6 +177,13 @@ static void one_stream(flight *f) {
     end(f);
 }
 
+static _Noreturn void fail_usage(void) {
+    fprintf(stderr,
+            "usage: gwexchange instr|inflight|time mode=stream|events streams=S words=W "
+            "[inflight=K (dividing S)] [rounds=R]\n");
+    exit(2);
+}
+
 static double now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -181,7 +192,7 @@ static double now_ns(void) {
 
 int main(int argc, char **argv) {
     const char *cmd = argc > 1 ? argv[1] : "";
-    args_only(argc, argv, "mode,streams,words,rounds");
+    args_only(argc, argv, "mode,streams,words,rounds,inflight");
     const char *mode = arg_str(argc, argv, "mode", "stream");
     long long streams = arg_num(argc, argv, "streams", 1);
     long long words = arg_num(argc, argv, "words", 17);
@@ -207,6 +218,19 @@ int main(int argc, char **argv) {
     one_stream(&warm);
     if (strcmp(cmd, "instr") == 0) {
         for (long long s = 0; s < streams; s++) one_stream(&warm);
+    } else if (strcmp(cmd, "inflight") == 0) {
+        /* `streams` streams, `inflight` at a time fed round-robin: for a cache simulator
+         * (callgrind --cache-sim=yes), which counts misses where a clock is too noisy. */
+        long long k = arg_num(argc, argv, "inflight", 1);
+        if (k < 1 || streams % k != 0) fail_usage();
+        flight *fl = calloc((size_t)k, sizeof *fl);
+        for (long long g = 0; g < streams / k; g++) {
+            for (long long s = 0; s < k; s++) start_on(&fl[s]);
+            for (int e = 0; e < ev.count - 1; e++)
+                for (long long s = 0; s < k; s++) feed_event(&fl[s], e);
+            for (long long s = 0; s < k; s++) end(&fl[s]);
+        }
+        free(fl);
     } else if (strcmp(cmd, "time") == 0) {
         flight *fl = calloc((size_t)streams, sizeof *fl);
         double events_per_round = (double)streams * (double)(ev.count - 1);
@@ -253,8 +277,7 @@ int main(int argc, char **argv) {
         printf("  ns per stream outside its events, 1 in flight:   %8.0f\n", best_set_s);
         free(fl);
     } else {
-        fprintf(stderr, "usage: gwexchange instr|time mode=stream|events streams=S words=W\n");
-        return 2;
+        fail_usage();
     }
     gw_client_free(g_client);
     return 0;
