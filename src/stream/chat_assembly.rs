@@ -260,6 +260,14 @@ impl ChatAssembler {
     /// The assembled `chat.completion` text.
     pub(crate) fn finish(mut self) -> String {
         self.join_hot();
+        match self.write_answer() {
+            Some(text) => text,
+            None => self.finish_general(),
+        }
+    }
+
+    /// `finish` the general way: the answer built as a JSON tree, then written.
+    fn finish_general(self) -> String {
         let mut top = self.top;
         let mut out = Map::new();
         out.insert("id".into(), top.shift_remove("id").unwrap_or(Value::Null));
@@ -280,6 +288,58 @@ impl ChatAssembler {
         }
         Value::Object(out).to_string()
     }
+}
+
+impl ChatAssembler {
+    /// The text `finish` makes, written straight from what was merged (no map
+    /// built, no field moved): nearly every answer. None where a field's name
+    /// meets one `finish` places itself (`choices` at the top, `index` or
+    /// `message` among a choice's fields) or a choice has tool calls: the
+    /// general way then says what that gives.
+    fn write_answer(&self) -> Option<String> {
+        let top = &self.top;
+        let mut out = Vec::with_capacity(256 + self.retained.min(1 << 20));
+        out.extend_from_slice(b"{\"id\":");
+        write_json(&mut out, top.get("id").unwrap_or(&Value::Null));
+        out.extend_from_slice(b",\"object\":\"chat.completion\"");
+        for key in ["created", "model"] {
+            write_member(&mut out, key, top.get(key).unwrap_or(&Value::Null));
+        }
+        for (key, value) in top {
+            match key.as_str() {
+                "id" | "created" | "model" | "usage" => {}
+                "object" | "choices" => return None,
+                _ => write_member(&mut out, key, value),
+            }
+        }
+        out.extend_from_slice(b",\"choices\":[");
+        for (n, (index, choice)) in self.choices.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            choice.write_answer(*index, &mut out)?;
+        }
+        out.push(b']');
+        if let Some(usage) = top.get("usage") {
+            write_member(&mut out, "usage", usage);
+        }
+        out.push(b'}');
+        String::from_utf8(out).ok()
+    }
+}
+
+/// `value` as serde_json writes it (`Value::to_string`).
+fn write_json(out: &mut Vec<u8>, value: &Value) {
+    // Writing into a Vec fails only for what a Value cannot hold.
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// `,"key":value` as serde_json writes an object's member after the first.
+fn write_member(out: &mut Vec<u8>, key: &str, value: &Value) {
+    out.push(b',');
+    let _ = serde_json::to_writer(&mut *out, key);
+    out.push(b':');
+    write_json(out, value);
 }
 
 /// Texts in choice order, the pieces of one choice joined in the order they
@@ -342,6 +402,58 @@ impl ChoiceSoFar {
             }
         }
         text
+    }
+
+    /// What `finish` gives as text, written into `out` (see
+    /// `ChatAssembler::write_answer`); None, with `out` half written, where
+    /// the general way must say it.
+    fn write_answer(&self, index: u64, out: &mut Vec<u8>) -> Option<()> {
+        if !self.tool_calls.is_empty() {
+            return None;
+        }
+        let source = &self.message;
+        out.extend_from_slice(b"{\"index\":");
+        out.extend_from_slice(index.to_string().as_bytes());
+        out.extend_from_slice(b",\"message\":{\"role\":");
+        write_json(
+            out,
+            source
+                .get("role")
+                .unwrap_or(&Value::String("assistant".into())),
+        );
+        let refused = matches!(source.get("refusal"), Some(Value::String(r)) if !r.is_empty());
+        out.extend_from_slice(b",\"content\":");
+        match source.get("content") {
+            Some(Value::String(text)) if text.is_empty() && refused => {
+                write_json(out, &Value::Null)
+            }
+            Some(content) => write_json(out, content),
+            None if refused => write_json(out, &Value::Null),
+            None => out.extend_from_slice(b"\"\""),
+        }
+        for (key, value) in source {
+            if !matches!(key.as_str(), "role" | "content") {
+                write_member(out, key, value);
+            }
+        }
+        out.push(b'}');
+        if let Some(logprobs) = self.fields.get("logprobs") {
+            write_member(out, "logprobs", logprobs);
+        }
+        write_member(
+            out,
+            "finish_reason",
+            self.fields.get("finish_reason").unwrap_or(&Value::Null),
+        );
+        for (key, value) in &self.fields {
+            match key.as_str() {
+                "logprobs" | "finish_reason" => {}
+                "index" | "message" => return None,
+                _ => write_member(out, key, value),
+            }
+        }
+        out.push(b'}');
+        Some(())
     }
 
     fn finish(self, index: u64) -> Value {
@@ -610,6 +722,45 @@ mod tests {
         assert!(v.get("type").is_none(), "a keep-alive leaves no trace");
         assert_eq!(v["system_fingerprint"], "fp", "fields of chunks are kept");
         assert_eq!(v["model"], "m");
+    }
+
+    #[test]
+    fn the_answer_written_straight_is_the_one_the_tree_gives() {
+        let cases: Vec<Vec<Value>> = vec![
+            vec![],
+            vec![json!({"choices": []})],
+            vec![
+                json!({"id": "c\u{e9}\"", "model": "m", "created": 5, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+                json!({"id": "c\u{e9}\"", "choices": [{"index": 0, "delta": {"content": "a\n\u{1}"}, "logprobs": {"content": [1]}}], "system_fingerprint": "fp"}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "extra": [1, {"x": null}]}], "usage": {"total_tokens": 3}}),
+                json!({"choices": null, "usage": {"prompt_tokens": 1}}),
+            ],
+            vec![
+                json!({"choices": [{"index": 1, "delta": {"refusal": "no"}}, {"index": 0, "delta": {"content": ""}}]}),
+                json!({"choices": [{"index": 1, "delta": {"content": ""}}, {"index": 2, "delta": {"reasoning_content": "r", "role": 7}}]}),
+            ],
+            vec![json!({"choices": [{"index": 0, "delta": {"content": null, "refusal": "x"}}]})],
+            vec![
+                json!({"z": 1, "choices": [{"index": 0, "message": {"a": 1}, "delta": {"content": "t"}}]}),
+            ],
+            vec![
+                json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"name": "f"}}]}}]}),
+            ],
+        ];
+        for chunks in cases {
+            let assemble = || {
+                let mut a = ChatAssembler::default();
+                for c in &chunks {
+                    a.absorb(c).unwrap();
+                }
+                a
+            };
+            let general = assemble().finish_general();
+            if let Some(text) = assemble().write_answer() {
+                assert_eq!(text, general, "{chunks:?}");
+            }
+            assert_eq!(assemble().finish(), general, "{chunks:?}");
+        }
     }
 
     #[test]
