@@ -179,7 +179,7 @@ impl ChatAssembler {
     /// choices' content. False (nothing changed) when a choice is new or its
     /// content is not text so far: then read it the general way.
     pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
-        if let ([only], 1) = (scan.choices.as_slice(), scan.texts.len()) {
+        if let (([only], 1), None) = ((scan.choices.as_slice(), scan.texts.len()), scan.finish) {
             // Nearly every chunk: one choice, one piece of text. One lookup of the
             // content, where the general loop below takes two.
             let (index, piece) = scan.texts.get(0);
@@ -223,6 +223,17 @@ impl ChatAssembler {
                             .insert("content".into(), Value::String(piece.into()));
                     }
                 }
+            }
+        }
+        if let Some(index) = scan.finish {
+            if let Some(choice) = self.choices.get_mut(&index) {
+                let reason = Value::String(scan.finish_reason.clone());
+                merge_latest(
+                    &mut choice.fields,
+                    "finish_reason",
+                    &reason,
+                    &mut self.retained,
+                );
             }
         }
         self.retained += scan.retained;

@@ -31,6 +31,11 @@ pub(crate) struct ChatScan {
     pub(crate) choices: Vec<u64>,
     /// What the chunk adds to the assembled answer's size (as `text_bytes`).
     pub(crate) retained: usize,
+    /// The choice whose `finish_reason` the chunk sets to a text (an assembling
+    /// scan takes one per chunk: a choice's last chunk), the text in
+    /// `finish_reason`: `ChatAssembler::absorb_simple` merges it.
+    pub(crate) finish: Option<u64>,
+    pub(crate) finish_reason: String,
     /// The decoded text of a content string with escapes (kept: its capacity
     /// is reused from event to event).
     decoded: String,
@@ -169,6 +174,7 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.texts.clear();
     out.choices.clear();
     out.retained = 0;
+    out.finish = None;
     let assembling = matches!(mode, ChatMode::Assembling { .. });
     if out.scan_by_shape(data, assembling) {
         return true;
@@ -179,7 +185,9 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.content_span = ContentSpan::None;
     let mut cursor = Cursor::new(data);
     let simple = matches!(scan_chunk(&mut cursor, mode, out), Some(true)) && cursor.at_end();
-    if simple {
+    // A shape stands for chunks that change nothing but text: not one that sets a
+    // finish_reason (nor one taken before it, whose finish_reason it no longer says).
+    if simple && out.finish.is_none() {
         out.keep_shape(data, assembling);
     } else {
         out.shape = None;
@@ -247,6 +255,7 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
     // The fields read, each once: a repeated one (a tree keeps the last) is
     // left to the general way.
     let mut seen = 0u8;
+    let mut finishes = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
@@ -267,14 +276,26 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
                 DeltaScan::NotSimple => return Some(false),
                 DeltaScan::Simple(text) => content = text,
             },
-            // As the general way counts them (`text_bytes` of null).
-            "finish_reason" | "logprobs" if strict => {
+            // A choice's last chunk: its finish_reason, a text, is merged as the
+            // general way merges it (`absorb_simple`); one per chunk. Null adds
+            // nothing (as `text_bytes` of null, nothing is counted).
+            "finish_reason" if strict => {
+                if !cursor.null() {
+                    let raw = cursor.string()?;
+                    if out.finish.is_some() {
+                        return Some(false);
+                    }
+                    out.finish_reason.clear();
+                    decode_into(&raw, &mut out.finish_reason)?;
+                    finishes = true;
+                }
+            }
+            // As the general way counts it (`text_bytes` of null).
+            "logprobs" if strict => {
                 if !cursor.null() {
                     return Some(false);
                 }
-                if key == "logprobs" {
-                    out.retained += 8;
-                }
+                out.retained += 8;
             }
             _ if strict => return Some(false),
             _ => {
@@ -284,6 +305,9 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
         more = cursor.after_member(b'}')?;
     }
     out.choices.push(index);
+    if finishes {
+        out.finish = Some(index);
+    }
     if let Some(raw) = content.filter(|raw| !raw.inner.is_empty()) {
         let choice = usize::try_from(index).ok()?;
         // scan_delta decoded an escaped text into `decoded`.

@@ -35,7 +35,6 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     assert_eq!(scan.retained, "content".len() + "Hel\nlo".len() + 8);
     for news in [
         CHUNK.replace("\"m\"", "\"m2\""),
-        CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"stop\""),
         CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\""),
         CHUNK.replace("\"created\":1", "\"created\":1,\"usage\":{}"),
         r#"{"error":{"message":"x"}}"#.to_string(),
@@ -43,6 +42,20 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     ] {
         assert!(!scan_chat(&news, &mode, &mut scan), "{news}");
     }
+    // A choice's last chunk is simple too: its finish_reason goes with the scan.
+    let stop = CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"st\\u006fp\"");
+    assert!(scan_chat(&stop, &mode, &mut scan), "{stop}");
+    assert_eq!(
+        (scan.finish, scan.finish_reason.as_str()),
+        (Some(0), "stop")
+    );
+    assert!(scan_chat(CHUNK, &mode, &mut scan));
+    assert_eq!(scan.finish, None);
+    let two = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"},{"index":1,"delta":{},"finish_reason":"stop"}]}"#;
+    assert!(
+        !scan_chat(two, &mode, &mut scan),
+        "one finish_reason a chunk"
+    );
 }
 
 /// What one scan of `data` gives: (simple, texts, choices, retained).

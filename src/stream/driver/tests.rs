@@ -342,7 +342,10 @@ impl Gen {
                     self.pick(&["0", "1", "2", "1.5", "-1", "\"0\""])
                 ),
                 5 => "\"finish_reason\": null".into(),
-                6 => format!("\"finish_reason\": {}", self.pick(&["\"stop\"", "null"])),
+                6 => format!(
+                    "\"finish_reason\": {}",
+                    self.pick(&["\"stop\"", "null", "\"length\"", "\"st\\u006fp\\n\"", "1"])
+                ),
                 7 => "\"logprobs\": null".into(),
                 _ => format!("\"extra\": {}", self.value(0)),
             });
