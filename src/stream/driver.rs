@@ -392,6 +392,11 @@ impl<R> StreamDriver<R> {
         self.parser.reader_mut()
     }
 
+    /// The SSE parser (the exchange hands it fed bytes in place).
+    pub(crate) fn parser_mut(&mut self) -> &mut SseParser<R> {
+        &mut self.parser
+    }
+
     /// A failed read of the stream's transport, with how far the stream got.
     pub(crate) fn failed_read(&self, e: Error) -> Error {
         with_context(e, self.delivered)
