@@ -113,6 +113,10 @@ impl ChatScan {
         } else {
             raw.inner.len()
         };
+        // As `scan_choice`: an empty text is the general way's to merge.
+        if assembling && len == 0 {
+            return false;
+        }
         let (choice, retained_rest) = (shape.choice, shape.retained_rest);
         self.retained = retained_rest + "content".len() + len;
         self.choices.push(choice);
@@ -303,6 +307,11 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
             }
         }
         more = cursor.after_member(b'}')?;
+    }
+    // An empty text adds no text, yet sets a content the choice may not have
+    // had (`""` where a null would be, beside tool calls): the general way says so.
+    if strict && content.as_ref().is_some_and(|raw| raw.inner.is_empty()) {
+        return Some(false);
     }
     out.choices.push(index);
     if finishes {

@@ -97,7 +97,9 @@ fn a_chunk_of_the_last_shape_reads_as_a_full_scan_would() {
             "\u{e9}t\u{e9}",
         ] {
             let (simple, ..) = same_as_fresh(CHUNK, &with(text), mode);
-            assert!(simple, "{text}");
+            // An empty text, when assembling, is the general way's (it may set a content).
+            let assembling = matches!(mode, ChatMode::Assembling { .. });
+            assert_eq!(simple, !(text.is_empty() && assembling), "{text}");
         }
         // A quote in the middle makes another structure with the same ends.
         let two = with(r#"a"}},{"index":1,"delta":{"content":"b"#);

@@ -493,3 +493,28 @@ fn a_lone_surrogate_deep_nesting_and_repeated_choices_get_one_answer() {
         }
     }
 }
+
+/// A chunk whose only text is empty sets the content the general way sets (a
+/// `""` that stays beside tool calls, where an absent content is null).
+#[test]
+fn an_empty_text_chunk_sets_the_content_the_general_way_sets() {
+    let role = r#"{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}"#;
+    let text = |t: &str| {
+        format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"{t}"}},"finish_reason":null}}]}}"#)
+    };
+    let calls = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}"#;
+    for middle in [
+        vec![text("")],
+        vec![text("a"), text("")],
+        vec![text(""), text("")],
+    ] {
+        let mut chunks = vec![role.to_string()];
+        chunks.extend(middle);
+        chunks.push(calls.to_string());
+        let general = outcome(&chunks, true, true);
+        assert_eq!(outcome(&chunks, true, false), general, "{chunks:?}");
+        assert!(general
+            .2
+            .is_some_and(|f| f.contains(r#""content":"""#) || f.contains(r#""content":"a""#)));
+    }
+}
