@@ -176,19 +176,21 @@ impl ChatAssembler {
     }
 
     /// Folds in a chunk that `scan_chat` found simple: its texts join their
-    /// choices' content. False (nothing changed) when a choice is new or its
-    /// content is not text so far: then read it the general way.
+    /// choices' content, and what else it sets (a new choice, its role, an empty
+    /// content, a finish_reason, the first chunk's top-level fields) is merged as
+    /// `absorb_text` merges it. False (nothing changed) when a choice's content
+    /// is not text so far, or serde_json refuses a top-level field: then read it
+    /// the general way.
     pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
-        if let (([only], 1), None) = ((scan.choices.as_slice(), scan.texts.len()), scan.finish) {
-            // Nearly every chunk: one choice, one piece of text. One lookup of the
-            // content, where the general loop below takes two.
+        let news = scan.has_news();
+        if let (([only], 1), false) = ((scan.choices.as_slice(), scan.texts.len()), news) {
+            // Nearly every chunk: one choice, one piece of text. It goes to the
+            // text of the choice the last one went to (see `hot_text`).
             let (index, piece) = scan.texts.get(0);
             if index as u64 == *only {
                 if self.hot_choice != Some(*only) {
                     let joinable = match self.choices.get(only) {
-                        Some(choice) => {
-                            matches!(choice.message.get("content"), None | Some(Value::String(_)))
-                        }
+                        Some(choice) => joinable(choice),
                         None => false,
                     };
                     if !joinable {
@@ -203,14 +205,47 @@ impl ChatAssembler {
             }
         }
         self.join_hot();
-        let joinable =
-            |c: &ChoiceSoFar| matches!(c.message.get("content"), None | Some(Value::String(_)));
+        // A choice named is new, or its content is text so far.
         if !scan
             .choices
             .iter()
-            .all(|i| self.choices.get(i).is_some_and(joinable))
+            .all(|i| self.choices.get(i).is_none_or(joinable))
         {
             return false;
+        }
+        // The first chunk's fields, read before anything changes: one serde_json
+        // refuses leaves the chunk to the general way, which says why.
+        let mut top_values = Vec::new();
+        for (_, raw) in &scan.new_top {
+            match serde_json::from_str::<Value>(raw) {
+                Ok(value) => top_values.push(value),
+                Err(_) => return false,
+            }
+        }
+        // As `absorb` merges them, then `absorb_text` records them.
+        for ((key, raw), value) in scan.new_top.iter().zip(&top_values) {
+            merge_latest(&mut self.top, key, value, &mut self.retained);
+            if !value.is_null() {
+                self.top_raw.push((key.clone(), raw.clone()));
+            }
+        }
+        for &index in &scan.choices {
+            if let std::collections::btree_map::Entry::Vacant(e) = self.choices.entry(index) {
+                self.retained += CHOICE_COST;
+                e.insert(ChoiceSoFar::default());
+            }
+        }
+        if let Some(choice) = scan.role_of.and_then(|i| self.choices.get_mut(&i)) {
+            choice
+                .message
+                .insert("role".into(), Value::String(scan.role.clone()));
+        }
+        if let Some(choice) = scan.empty_content.and_then(|i| self.choices.get_mut(&i)) {
+            if !choice.message.contains_key("content") {
+                choice
+                    .message
+                    .insert("content".into(), Value::String(String::new()));
+            }
         }
         for n in 0..scan.texts.len() {
             let (index, piece) = scan.texts.get(n);
@@ -351,6 +386,11 @@ fn write_member(out: &mut Vec<u8>, key: &str, value: &Value) {
     let _ = serde_json::to_writer(&mut *out, key);
     out.push(b':');
     write_json(out, value);
+}
+
+/// Whether a choice's content takes text joined to it (text so far, or none).
+fn joinable(choice: &ChoiceSoFar) -> bool {
+    matches!(choice.message.get("content"), None | Some(Value::String(_)))
 }
 
 /// Texts in choice order, the pieces of one choice joined in the order they

@@ -36,6 +36,19 @@ pub(crate) struct ChatScan {
     /// `finish_reason`: `ChatAssembler::absorb_simple` merges it.
     pub(crate) finish: Option<u64>,
     pub(crate) finish_reason: String,
+    /// The choice whose delta sets `role` (a text, one per chunk: a choice's
+    /// first chunk), the text in `role`.
+    pub(crate) role_of: Option<u64>,
+    pub(crate) role: String,
+    /// The choice whose delta carries an empty content text (one per chunk):
+    /// it sets a content the choice may not have had.
+    pub(crate) empty_content: Option<u64>,
+    /// The top-level fields of the first chunk (no field merged before), each
+    /// once, as written: scalars, nulls among them (`absorb_simple` merges the
+    /// others as the general way merges them).
+    pub(crate) new_top: Vec<(String, String)>,
+    /// The delta being scanned set a role (its choice's index comes after).
+    role_pending: bool,
     /// The decoded text of a content string with escapes (kept: its capacity
     /// is reused from event to event).
     decoded: String,
@@ -79,6 +92,23 @@ struct Shape {
 }
 
 impl ChatScan {
+    /// Whether the chunk changes more than text (`absorb_simple` then merges the
+    /// rest: a role, an empty content, a finish_reason, the first top fields).
+    pub(crate) fn has_news(&self) -> bool {
+        self.finish.is_some()
+            || self.role_of.is_some()
+            || self.empty_content.is_some()
+            || !self.new_top.is_empty()
+    }
+
+    fn forget_news(&mut self) {
+        self.role_pending = false;
+        self.finish = None;
+        self.role_of = None;
+        self.empty_content = None;
+        self.new_top.clear();
+    }
+
     /// Forgets the last chunk's shape: the driver read a chunk the general way.
     pub(crate) fn forget_shape(&mut self) {
         self.shape = None;
@@ -178,7 +208,7 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.texts.clear();
     out.choices.clear();
     out.retained = 0;
-    out.finish = None;
+    out.forget_news();
     let assembling = matches!(mode, ChatMode::Assembling { .. });
     if out.scan_by_shape(data, assembling) {
         return true;
@@ -189,9 +219,9 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.content_span = ContentSpan::None;
     let mut cursor = Cursor::new(data);
     let simple = matches!(scan_chunk(&mut cursor, mode, out), Some(true)) && cursor.at_end();
-    // A shape stands for chunks that change nothing but text: not one that sets a
-    // finish_reason (nor one taken before it, whose finish_reason it no longer says).
-    if simple && out.finish.is_none() {
+    // A shape stands for chunks that change nothing but text: not one that sets
+    // more (nor one taken before it, whose fields it may no longer say).
+    if simple && !out.has_news() {
         out.keep_shape(data, assembling);
     } else {
         out.shape = None;
@@ -227,9 +257,22 @@ fn scan_chunk(cursor: &mut Cursor<'_>, mode: &ChatMode<'_>, out: &mut ChatScan) 
                 // Compared as written: the same text as a value merged before
                 // changes nothing (so a `\u` in it is no news either).
                 let raw = cursor.skip_raw()?;
-                let same = top.iter().any(|(k, v)| k == key && v == raw);
-                if !same && raw != "null" {
-                    return Some(false);
+                if top.is_empty() {
+                    // The first chunk: its fields are all news, merged by
+                    // absorb_simple when they are scalars named once each.
+                    let scalar = matches!(
+                        raw.as_bytes()[0],
+                        b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+                    );
+                    if !scalar || out.new_top.iter().any(|(k, _)| k == key) {
+                        return Some(false);
+                    }
+                    out.new_top.push((key.to_owned(), raw.to_owned()));
+                } else {
+                    let same = top.iter().any(|(k, v)| k == key && v == raw);
+                    if !same && raw != "null" {
+                        return Some(false);
+                    }
                 }
             }
         }
@@ -309,13 +352,22 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
         more = cursor.after_member(b'}')?;
     }
     // An empty text adds no text, yet sets a content the choice may not have
-    // had (`""` where a null would be, beside tool calls): the general way says so.
+    // had (`""` where a null would be, beside tool calls): absorb_simple sets it.
     if strict && content.as_ref().is_some_and(|raw| raw.inner.is_empty()) {
-        return Some(false);
+        if out.empty_content.is_some() {
+            return Some(false);
+        }
+        out.empty_content = Some(index);
     }
     out.choices.push(index);
     if finishes {
         out.finish = Some(index);
+    }
+    if std::mem::take(&mut out.role_pending) {
+        if out.role_of.is_some() {
+            return Some(false);
+        }
+        out.role_of = Some(index);
     }
     if let Some(raw) = content.filter(|raw| !raw.inner.is_empty()) {
         let choice = usize::try_from(index).ok()?;
@@ -340,11 +392,24 @@ fn scan_delta<'a>(
     cursor.expect(b'{')?;
     let mut text = None;
     let mut has_content = false;
+    out.role_pending = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
         match key {
             "content" if has_content => return Some(DeltaScan::NotSimple),
+            // A choice's first chunk names its role: set by absorb_simple.
+            "role" if strict => {
+                if out.role_pending {
+                    return Some(DeltaScan::NotSimple);
+                }
+                let raw = cursor.string()?;
+                out.role.clear();
+                decode_into(&raw, &mut out.role)?;
+                out.role_pending = true;
+                // As `text_bytes` counts the delta: key, then the string.
+                out.retained += key.len() + out.role.len();
+            }
             "content" => {
                 has_content = true;
                 // As `text_bytes` counts the delta: key, then the string (null: 8).

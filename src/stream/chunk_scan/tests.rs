@@ -35,12 +35,33 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     assert_eq!(scan.retained, "content".len() + "Hel\nlo".len() + 8);
     for news in [
         CHUNK.replace("\"m\"", "\"m2\""),
-        CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\""),
         CHUNK.replace("\"created\":1", "\"created\":1,\"usage\":{}"),
         r#"{"error":{"message":"x"}}"#.to_string(),
         r#"{"usage":{"total_tokens":1}}"#.to_string(),
     ] {
         assert!(!scan_chat(&news, &mode, &mut scan), "{news}");
+    }
+    // A choice's first chunk is simple too: its role goes with the scan, and so
+    // do the fields of the stream's first chunk (scalars, each named once).
+    let role = CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\"");
+    assert!(scan_chat(&role, &mode, &mut scan), "{role}");
+    assert_eq!((scan.role_of, scan.role.as_str()), (Some(0), "assistant"));
+    let first = ChatMode::Assembling { top: &[] };
+    assert!(scan_chat(CHUNK, &first, &mut scan));
+    let fields: Vec<(&str, &str)> = scan
+        .new_top
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [("id", "\"c1\""), ("created", "1"), ("model", "\"m\"")]
+    );
+    for news in [
+        CHUNK.replace("\"created\":1", "\"created\":1,\"usage\":{}"),
+        CHUNK.replace("\"created\":1", "\"created\":1,\"id\":null"),
+    ] {
+        assert!(!scan_chat(&news, &first, &mut scan), "{news}");
     }
     // A choice's last chunk is simple too: its finish_reason goes with the scan.
     let stop = CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"st\\u006fp\"");
@@ -97,9 +118,7 @@ fn a_chunk_of_the_last_shape_reads_as_a_full_scan_would() {
             "\u{e9}t\u{e9}",
         ] {
             let (simple, ..) = same_as_fresh(CHUNK, &with(text), mode);
-            // An empty text, when assembling, is the general way's (it may set a content).
-            let assembling = matches!(mode, ChatMode::Assembling { .. });
-            assert_eq!(simple, !(text.is_empty() && assembling), "{text}");
+            assert!(simple, "{text}");
         }
         // A quote in the middle makes another structure with the same ends.
         let two = with(r#"a"}},{"index":1,"delta":{"content":"b"#);
