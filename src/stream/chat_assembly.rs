@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::stream::chunk_scan::ChatScan;
+use crate::stream::chunk_scan::{ChatScan, News};
 
 /// What a choice costs before it holds anything: in memory (its maps, counted
 /// with room for the tree's node) or in the answer (`{"index":0,"message":
@@ -182,8 +182,8 @@ impl ChatAssembler {
     /// is not text so far, or serde_json refuses a top-level field: then read it
     /// the general way.
     pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
-        let news = scan.has_news();
-        if let (([only], 1), false) = ((scan.choices.as_slice(), scan.texts.len()), news) {
+        let news = scan.news();
+        if let (([only], 1), None) = ((scan.choices.as_slice(), scan.texts.len()), news) {
             // Nearly every chunk: one choice, one piece of text. It goes to the
             // text of the choice the last one went to (see `hot_text`).
             let (index, piece) = scan.texts.get(0);
@@ -213,17 +213,19 @@ impl ChatAssembler {
         {
             return false;
         }
+        let empty = News::default();
+        let news = news.unwrap_or(&empty);
         // The first chunk's fields, read before anything changes: one serde_json
         // refuses leaves the chunk to the general way, which says why.
         let mut top_values = Vec::new();
-        for (_, raw) in &scan.new_top {
+        for (_, raw) in &news.new_top {
             match serde_json::from_str::<Value>(raw) {
                 Ok(value) => top_values.push(value),
                 Err(_) => return false,
             }
         }
         // As `absorb` merges them, then `absorb_text` records them.
-        for ((key, raw), value) in scan.new_top.iter().zip(&top_values) {
+        for ((key, raw), value) in news.new_top.iter().zip(&top_values) {
             merge_latest(&mut self.top, key, value, &mut self.retained);
             if !value.is_null() {
                 self.top_raw.push((key.clone(), raw.clone()));
@@ -235,12 +237,12 @@ impl ChatAssembler {
                 e.insert(ChoiceSoFar::default());
             }
         }
-        if let Some(choice) = scan.role_of.and_then(|i| self.choices.get_mut(&i)) {
+        if let Some(choice) = news.role_of.and_then(|i| self.choices.get_mut(&i)) {
             choice
                 .message
-                .insert("role".into(), Value::String(scan.role.clone()));
+                .insert("role".into(), Value::String(news.role.clone()));
         }
-        if let Some(choice) = scan.empty_content.and_then(|i| self.choices.get_mut(&i)) {
+        if let Some(choice) = news.empty_content.and_then(|i| self.choices.get_mut(&i)) {
             if !choice.message.contains_key("content") {
                 choice
                     .message
@@ -260,9 +262,9 @@ impl ChatAssembler {
                 }
             }
         }
-        if let Some(index) = scan.finish {
+        if let Some(index) = news.finish {
             if let Some(choice) = self.choices.get_mut(&index) {
-                let reason = Value::String(scan.finish_reason.clone());
+                let reason = Value::String(news.finish_reason.clone());
                 merge_latest(
                     &mut choice.fields,
                     "finish_reason",

@@ -31,24 +31,10 @@ pub(crate) struct ChatScan {
     pub(crate) choices: Vec<u64>,
     /// What the chunk adds to the assembled answer's size (as `text_bytes`).
     pub(crate) retained: usize,
-    /// The choice whose `finish_reason` the chunk sets to a text (an assembling
-    /// scan takes one per chunk: a choice's last chunk), the text in
-    /// `finish_reason`: `ChatAssembler::absorb_simple` merges it.
-    pub(crate) finish: Option<u64>,
-    pub(crate) finish_reason: String,
-    /// The choice whose delta sets `role` (a text, one per chunk: a choice's
-    /// first chunk), the text in `role`.
-    pub(crate) role_of: Option<u64>,
-    pub(crate) role: String,
-    /// The choice whose delta carries an empty content text (one per chunk):
-    /// it sets a content the choice may not have had.
-    pub(crate) empty_content: Option<u64>,
-    /// The top-level fields of the first chunk (no field merged before), each
-    /// once, as written: scalars, nulls among them (`absorb_simple` merges the
-    /// others as the general way merges them).
-    pub(crate) new_top: Vec<(String, String)>,
-    /// The delta being scanned set a role (its choice's index comes after).
-    role_pending: bool,
+    /// What the chunk sets besides text, when `news_set` (nearly no chunk sets
+    /// any: kept out of the way of the fields every chunk reads).
+    news: Option<Box<News>>,
+    news_set: bool,
     /// The decoded text of a content string with escapes (kept: its capacity
     /// is reused from event to event).
     decoded: String,
@@ -66,6 +52,25 @@ enum ContentSpan {
     None,
     One(usize, usize),
     Several,
+}
+
+/// What a chunk sets besides text, merged by `ChatAssembler::absorb_simple`.
+#[derive(Default)]
+pub(crate) struct News {
+    /// The choice whose `finish_reason` the chunk sets to a text (one per
+    /// chunk: a choice's last chunk), the text in `finish_reason`.
+    pub(crate) finish: Option<u64>,
+    pub(crate) finish_reason: String,
+    /// The choice whose delta sets `role` (a text, one per chunk: a choice's
+    /// first chunk), the text in `role`.
+    pub(crate) role_of: Option<u64>,
+    pub(crate) role: String,
+    /// The choice whose delta carries an empty content text (one per chunk):
+    /// it sets a content the choice may not have had.
+    pub(crate) empty_content: Option<u64>,
+    /// The top-level fields of the first chunk (no field merged before), each
+    /// once, as written: scalars, nulls among them.
+    pub(crate) new_top: Vec<(String, String)>,
 }
 
 /// A chunk's bytes around its content string. Within a stream the chunks of a
@@ -92,21 +97,26 @@ struct Shape {
 }
 
 impl ChatScan {
-    /// Whether the chunk changes more than text (`absorb_simple` then merges the
-    /// rest: a role, an empty content, a finish_reason, the first top fields).
-    pub(crate) fn has_news(&self) -> bool {
-        self.finish.is_some()
-            || self.role_of.is_some()
-            || self.empty_content.is_some()
-            || !self.new_top.is_empty()
+    /// What the chunk sets besides text (a role, an empty content, a
+    /// finish_reason, the first top fields), which `absorb_simple` merges.
+    pub(crate) fn news(&self) -> Option<&News> {
+        self.news.as_deref().filter(|_| self.news_set)
+    }
+
+    fn news_mut(&mut self) -> &mut News {
+        self.news_set = true;
+        self.news.get_or_insert_with(Default::default)
     }
 
     fn forget_news(&mut self) {
-        self.role_pending = false;
-        self.finish = None;
-        self.role_of = None;
-        self.empty_content = None;
-        self.new_top.clear();
+        if std::mem::take(&mut self.news_set) {
+            if let Some(news) = &mut self.news {
+                news.finish = None;
+                news.role_of = None;
+                news.empty_content = None;
+                news.new_top.clear();
+            }
+        }
     }
 
     /// Forgets the last chunk's shape: the driver read a chunk the general way.
@@ -221,7 +231,7 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     let simple = matches!(scan_chunk(&mut cursor, mode, out), Some(true)) && cursor.at_end();
     // A shape stands for chunks that change nothing but text: not one that sets
     // more (nor one taken before it, whose fields it may no longer say).
-    if simple && !out.has_news() {
+    if simple && !out.news_set {
         out.keep_shape(data, assembling);
     } else {
         out.shape = None;
@@ -264,10 +274,11 @@ fn scan_chunk(cursor: &mut Cursor<'_>, mode: &ChatMode<'_>, out: &mut ChatScan) 
                         raw.as_bytes()[0],
                         b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
                     );
-                    if !scalar || out.new_top.iter().any(|(k, _)| k == key) {
+                    let news = out.news_mut();
+                    if !scalar || news.new_top.iter().any(|(k, _)| k == key) {
                         return Some(false);
                     }
-                    out.new_top.push((key.to_owned(), raw.to_owned()));
+                    news.new_top.push((key.to_owned(), raw.to_owned()));
                 } else {
                     let same = top.iter().any(|(k, v)| k == key && v == raw);
                     if !same && raw != "null" {
@@ -303,6 +314,7 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
     // left to the general way.
     let mut seen = 0u8;
     let mut finishes = false;
+    let mut has_role = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
@@ -321,7 +333,7 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
             "index" => index = cursor.index()?,
             "delta" => match scan_delta(cursor, strict, out)? {
                 DeltaScan::NotSimple => return Some(false),
-                DeltaScan::Simple(text) => content = text,
+                DeltaScan::Simple(text, role) => (content, has_role) = (text, role),
             },
             // A choice's last chunk: its finish_reason, a text, is merged as the
             // general way merges it (`absorb_simple`); one per chunk. Null adds
@@ -329,11 +341,12 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
             "finish_reason" if strict => {
                 if !cursor.null() {
                     let raw = cursor.string()?;
-                    if out.finish.is_some() {
+                    let news = out.news_mut();
+                    if news.finish.is_some() {
                         return Some(false);
                     }
-                    out.finish_reason.clear();
-                    decode_into(&raw, &mut out.finish_reason)?;
+                    news.finish_reason.clear();
+                    decode_into(&raw, &mut news.finish_reason)?;
                     finishes = true;
                 }
             }
@@ -354,20 +367,22 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
     // An empty text adds no text, yet sets a content the choice may not have
     // had (`""` where a null would be, beside tool calls): absorb_simple sets it.
     if strict && content.as_ref().is_some_and(|raw| raw.inner.is_empty()) {
-        if out.empty_content.is_some() {
+        let news = out.news_mut();
+        if news.empty_content.is_some() {
             return Some(false);
         }
-        out.empty_content = Some(index);
+        news.empty_content = Some(index);
     }
     out.choices.push(index);
     if finishes {
-        out.finish = Some(index);
+        out.news_mut().finish = Some(index);
     }
-    if std::mem::take(&mut out.role_pending) {
-        if out.role_of.is_some() {
+    if has_role {
+        let news = out.news_mut();
+        if news.role_of.is_some() {
             return Some(false);
         }
-        out.role_of = Some(index);
+        news.role_of = Some(index);
     }
     if let Some(raw) = content.filter(|raw| !raw.inner.is_empty()) {
         let choice = usize::try_from(index).ok()?;
@@ -379,8 +394,9 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
 }
 
 enum DeltaScan<'a> {
-    /// Its content: None when absent or null.
-    Simple(Option<RawStr<'a>>),
+    /// Its content (None when absent or null), and whether it sets a role
+    /// (`News::role`).
+    Simple(Option<RawStr<'a>>, bool),
     NotSimple,
 }
 
@@ -392,7 +408,7 @@ fn scan_delta<'a>(
     cursor.expect(b'{')?;
     let mut text = None;
     let mut has_content = false;
-    out.role_pending = false;
+    let mut has_role = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
@@ -400,15 +416,17 @@ fn scan_delta<'a>(
             "content" if has_content => return Some(DeltaScan::NotSimple),
             // A choice's first chunk names its role: set by absorb_simple.
             "role" if strict => {
-                if out.role_pending {
+                if has_role {
                     return Some(DeltaScan::NotSimple);
                 }
                 let raw = cursor.string()?;
-                out.role.clear();
-                decode_into(&raw, &mut out.role)?;
-                out.role_pending = true;
+                let news = out.news_mut();
+                news.role.clear();
+                decode_into(&raw, &mut news.role)?;
+                has_role = true;
                 // As `text_bytes` counts the delta: key, then the string.
-                out.retained += key.len() + out.role.len();
+                let len = news.role.len();
+                out.retained += key.len() + len;
             }
             "content" => {
                 has_content = true;
@@ -441,5 +459,5 @@ fn scan_delta<'a>(
         }
         more = cursor.after_member(b'}')?;
     }
-    Some(DeltaScan::Simple(text))
+    Some(DeltaScan::Simple(text, has_role))
 }

@@ -45,10 +45,13 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     // do the fields of the stream's first chunk (scalars, each named once).
     let role = CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\"");
     assert!(scan_chat(&role, &mode, &mut scan), "{role}");
-    assert_eq!((scan.role_of, scan.role.as_str()), (Some(0), "assistant"));
+    let news = scan.news().unwrap();
+    assert_eq!((news.role_of, news.role.as_str()), (Some(0), "assistant"));
     let first = ChatMode::Assembling { top: &[] };
     assert!(scan_chat(CHUNK, &first, &mut scan));
     let fields: Vec<(&str, &str)> = scan
+        .news()
+        .unwrap()
         .new_top
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -66,12 +69,13 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     // A choice's last chunk is simple too: its finish_reason goes with the scan.
     let stop = CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"st\\u006fp\"");
     assert!(scan_chat(&stop, &mode, &mut scan), "{stop}");
+    let news = scan.news().unwrap();
     assert_eq!(
-        (scan.finish, scan.finish_reason.as_str()),
+        (news.finish, news.finish_reason.as_str()),
         (Some(0), "stop")
     );
     assert!(scan_chat(CHUNK, &mode, &mut scan));
-    assert_eq!(scan.finish, None);
+    assert!(scan.news().is_none());
     let two = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"},{"index":1,"delta":{},"finish_reason":"stop"}]}"#;
     assert!(
         !scan_chat(two, &mode, &mut scan),
