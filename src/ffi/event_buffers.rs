@@ -4,6 +4,7 @@
 use std::ffi::c_char;
 
 use super::event::gw_event;
+use crate::stream::driver::CurrentMut;
 use crate::StreamEvent;
 
 /// NUL-terminated copies of the current event's name, data and text.
@@ -37,6 +38,45 @@ impl EventBuffers {
             choice_index: ev.choice_index,
         }
     }
+}
+
+impl EventBuffers {
+    /// A `gw_event` pointing into the event's own strings, each followed in
+    /// memory by a NUL written into its spare capacity (no copy: the data of a
+    /// chunk is a few cache lines that a copy would bring in and write again);
+    /// a text holding a NUL itself is copied as `expose` copies it. Valid while
+    /// the strings are not changed (until the exchange's next step or feed).
+    pub(crate) fn expose_in_place(&mut self, ev: CurrentMut<'_>) -> gw_event {
+        let (event, _) = in_place(ev.name, &mut self.name);
+        let (data, data_len) = in_place(ev.data, &mut self.data);
+        let (text_delta, text_delta_len) = match ev.text {
+            Some(text) => in_place(text, &mut self.text),
+            None => (std::ptr::null(), 0),
+        };
+        gw_event {
+            event,
+            data,
+            data_len,
+            text_delta,
+            text_delta_len,
+            index: ev.index,
+            choice_index: ev.choice_index,
+        }
+    }
+}
+
+/// `text` as a C string in place (a NUL written after it, in its spare
+/// capacity), or copied into `spare` when it holds a NUL; with its length.
+fn in_place(text: &mut String, spare: &mut Vec<u8>) -> (*const c_char, usize) {
+    if has_nul(text.as_bytes()) {
+        fill(spare, text);
+        return (spare.as_ptr() as *const c_char, spare.len() - 1);
+    }
+    text.reserve(1);
+    // SAFETY: the String is not changed: the NUL goes into its spare capacity,
+    // which `reserve` made at least one byte long.
+    unsafe { text.as_mut_vec().spare_capacity_mut()[0].write(0) };
+    (text.as_ptr() as *const c_char, text.len())
 }
 
 /// Copies `text` into `buf` as a C string, reusing its allocation. An interior

@@ -514,9 +514,9 @@ pub unsafe extern "C" fn gw_exchange_event(ex: *mut gw_exchange, out: *mut gw_ev
             }
             let event = ex
                 .inner
-                .current()
+                .current_mut()
                 .ok_or_else(|| Error::invalid("exchange: no event is ready"))?;
-            let exposed = ex.events.expose(&event);
+            let exposed = ex.events.expose_in_place(event);
             args::put(out, exposed);
             Ok(())
         })();

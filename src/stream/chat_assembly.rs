@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::stream::chunk_scan::ChatScan;
+use crate::stream::chunk_scan::{ChatScan, News};
 
 /// What a choice costs before it holds anything: in memory (its maps, counted
 /// with room for the tree's node) or in the answer (`{"index":0,"message":
@@ -59,6 +59,13 @@ pub(crate) struct ChatAssembler {
     /// The raw JSON of each top-level field as last merged: a chunk repeating
     /// them changes nothing but text, and takes the fast way (`absorb_simple`).
     top_raw: Vec<(String, String)>,
+    /// Text the fast way took for one choice (`hot_choice`) and not yet joined
+    /// into its content (`join_hot`, before anything else reads or changes the
+    /// choices): a chunk after chunk of one choice's text touches this string
+    /// only, not the tree of choices and the message's map.
+    hot_text: String,
+    /// The choice `hot_text` belongs to; its content is text or absent.
+    hot_choice: Option<u64>,
 }
 
 #[derive(Default)]
@@ -73,6 +80,7 @@ struct ChoiceSoFar {
 impl ChatAssembler {
     /// Folds a chunk in; returns the text each choice carries, in choice order.
     pub(crate) fn absorb(&mut self, chunk: &Value) -> Result<Vec<(usize, String)>, Error> {
+        self.join_hot();
         if let Some(err) = chunk.get("error") {
             let message = err
                 .get("message")
@@ -168,38 +176,78 @@ impl ChatAssembler {
     }
 
     /// Folds in a chunk that `scan_chat` found simple: its texts join their
-    /// choices' content. False (nothing changed) when a choice is new or its
-    /// content is not text so far: then read it the general way.
+    /// choices' content, and what else it sets (a new choice, its role, an empty
+    /// content, a finish_reason, the first chunk's top-level fields) is merged as
+    /// `absorb_text` merges it. False (nothing changed) when a choice's content
+    /// is not text so far, or serde_json refuses a top-level field: then read it
+    /// the general way.
     pub(crate) fn absorb_simple(&mut self, scan: &ChatScan) -> bool {
-        if let ([only], 1) = (scan.choices.as_slice(), scan.texts.len()) {
-            // Nearly every chunk: one choice, one piece of text. One lookup of the
-            // content, where the general loop below takes two.
+        let news = scan.news();
+        if let (([only], 1), None) = ((scan.choices.as_slice(), scan.texts.len()), news) {
+            // Nearly every chunk: one choice, one piece of text. It goes to the
+            // text of the choice the last one went to (see `hot_text`).
             let (index, piece) = scan.texts.get(0);
             if index as u64 == *only {
-                let Some(choice) = self.choices.get_mut(only) else {
-                    return false;
-                };
-                match choice.message.get_mut("content") {
-                    Some(Value::String(s)) => s.push_str(piece),
-                    Some(_) => return false,
-                    None => {
-                        choice
-                            .message
-                            .insert("content".into(), Value::String(piece.into()));
+                if self.hot_choice != Some(*only) {
+                    let joinable = match self.choices.get(only) {
+                        Some(choice) => joinable(choice),
+                        None => false,
+                    };
+                    if !joinable {
+                        return false;
                     }
+                    self.join_hot();
+                    self.hot_choice = Some(*only);
                 }
+                self.hot_text.push_str(piece);
                 self.retained += scan.retained;
                 return true;
             }
         }
-        let joinable =
-            |c: &ChoiceSoFar| matches!(c.message.get("content"), None | Some(Value::String(_)));
+        self.join_hot();
+        // A choice named is new, or its content is text so far.
         if !scan
             .choices
             .iter()
-            .all(|i| self.choices.get(i).is_some_and(joinable))
+            .all(|i| self.choices.get(i).is_none_or(joinable))
         {
             return false;
+        }
+        let empty = News::default();
+        let news = news.unwrap_or(&empty);
+        // The first chunk's fields, read before anything changes: one serde_json
+        // refuses leaves the chunk to the general way, which says why.
+        let mut top_values = Vec::new();
+        for (_, raw) in &news.new_top {
+            match serde_json::from_str::<Value>(raw) {
+                Ok(value) => top_values.push(value),
+                Err(_) => return false,
+            }
+        }
+        // As `absorb` merges them, then `absorb_text` records them.
+        for ((key, raw), value) in news.new_top.iter().zip(&top_values) {
+            merge_latest(&mut self.top, key, value, &mut self.retained);
+            if !value.is_null() {
+                self.top_raw.push((key.clone(), raw.clone()));
+            }
+        }
+        for &index in &scan.choices {
+            if let std::collections::btree_map::Entry::Vacant(e) = self.choices.entry(index) {
+                self.retained += CHOICE_COST;
+                e.insert(ChoiceSoFar::default());
+            }
+        }
+        if let Some(choice) = news.role_of.and_then(|i| self.choices.get_mut(&i)) {
+            choice
+                .message
+                .insert("role".into(), Value::String(news.role.clone()));
+        }
+        if let Some(choice) = news.empty_content.and_then(|i| self.choices.get_mut(&i)) {
+            if !choice.message.contains_key("content") {
+                choice
+                    .message
+                    .insert("content".into(), Value::String(String::new()));
+            }
         }
         for n in 0..scan.texts.len() {
             let (index, piece) = scan.texts.get(n);
@@ -214,8 +262,42 @@ impl ChatAssembler {
                 }
             }
         }
+        if let Some(index) = news.finish {
+            if let Some(choice) = self.choices.get_mut(&index) {
+                let reason = Value::String(news.finish_reason.clone());
+                merge_latest(
+                    &mut choice.fields,
+                    "finish_reason",
+                    &reason,
+                    &mut self.retained,
+                );
+            }
+        }
         self.retained += scan.retained;
         true
+    }
+
+    /// Joins the text the fast way took (`hot_text`) into its choice's content.
+    fn join_hot(&mut self) {
+        let Some(index) = self.hot_choice.take() else {
+            return;
+        };
+        if self.hot_text.is_empty() {
+            return;
+        }
+        let Some(choice) = self.choices.get_mut(&index) else {
+            self.hot_text.clear();
+            return;
+        };
+        match choice.message.get_mut("content") {
+            Some(Value::String(s)) if s.is_empty() => std::mem::swap(s, &mut self.hot_text),
+            Some(Value::String(s)) => s.push_str(&self.hot_text),
+            _ => {
+                let text = std::mem::take(&mut self.hot_text);
+                choice.message.insert("content".into(), Value::String(text));
+            }
+        }
+        self.hot_text.clear();
     }
 
     /// Bytes the assembled answer holds so far (an upper bound).
@@ -224,7 +306,16 @@ impl ChatAssembler {
     }
 
     /// The assembled `chat.completion` text.
-    pub(crate) fn finish(self) -> String {
+    pub(crate) fn finish(mut self) -> String {
+        self.join_hot();
+        match self.write_answer() {
+            Some(text) => text,
+            None => self.finish_general(),
+        }
+    }
+
+    /// `finish` the general way: the answer built as a JSON tree, then written.
+    fn finish_general(self) -> String {
         let mut top = self.top;
         let mut out = Map::new();
         out.insert("id".into(), top.shift_remove("id").unwrap_or(Value::Null));
@@ -245,6 +336,63 @@ impl ChatAssembler {
         }
         Value::Object(out).to_string()
     }
+}
+
+impl ChatAssembler {
+    /// The text `finish` makes, written straight from what was merged (no map
+    /// built, no field moved): nearly every answer. None where a field's name
+    /// meets one `finish` places itself (`choices` at the top, `index` or
+    /// `message` among a choice's fields) or a choice has tool calls: the
+    /// general way then says what that gives.
+    fn write_answer(&self) -> Option<String> {
+        let top = &self.top;
+        let mut out = Vec::with_capacity(256 + self.retained.min(1 << 20));
+        out.extend_from_slice(b"{\"id\":");
+        write_json(&mut out, top.get("id").unwrap_or(&Value::Null));
+        out.extend_from_slice(b",\"object\":\"chat.completion\"");
+        for key in ["created", "model"] {
+            write_member(&mut out, key, top.get(key).unwrap_or(&Value::Null));
+        }
+        for (key, value) in top {
+            match key.as_str() {
+                "id" | "created" | "model" | "usage" => {}
+                "object" | "choices" => return None,
+                _ => write_member(&mut out, key, value),
+            }
+        }
+        out.extend_from_slice(b",\"choices\":[");
+        for (n, (index, choice)) in self.choices.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            choice.write_answer(*index, &mut out)?;
+        }
+        out.push(b']');
+        if let Some(usage) = top.get("usage") {
+            write_member(&mut out, "usage", usage);
+        }
+        out.push(b'}');
+        String::from_utf8(out).ok()
+    }
+}
+
+/// `value` as serde_json writes it (`Value::to_string`).
+fn write_json(out: &mut Vec<u8>, value: &Value) {
+    // Writing into a Vec fails only for what a Value cannot hold.
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// `,"key":value` as serde_json writes an object's member after the first.
+fn write_member(out: &mut Vec<u8>, key: &str, value: &Value) {
+    out.push(b',');
+    let _ = serde_json::to_writer(&mut *out, key);
+    out.push(b':');
+    write_json(out, value);
+}
+
+/// Whether a choice's content takes text joined to it (text so far, or none).
+fn joinable(choice: &ChoiceSoFar) -> bool {
+    matches!(choice.message.get("content"), None | Some(Value::String(_)))
 }
 
 /// Texts in choice order, the pieces of one choice joined in the order they
@@ -307,6 +455,58 @@ impl ChoiceSoFar {
             }
         }
         text
+    }
+
+    /// What `finish` gives as text, written into `out` (see
+    /// `ChatAssembler::write_answer`); None, with `out` half written, where
+    /// the general way must say it.
+    fn write_answer(&self, index: u64, out: &mut Vec<u8>) -> Option<()> {
+        if !self.tool_calls.is_empty() {
+            return None;
+        }
+        let source = &self.message;
+        out.extend_from_slice(b"{\"index\":");
+        out.extend_from_slice(index.to_string().as_bytes());
+        out.extend_from_slice(b",\"message\":{\"role\":");
+        write_json(
+            out,
+            source
+                .get("role")
+                .unwrap_or(&Value::String("assistant".into())),
+        );
+        let refused = matches!(source.get("refusal"), Some(Value::String(r)) if !r.is_empty());
+        out.extend_from_slice(b",\"content\":");
+        match source.get("content") {
+            Some(Value::String(text)) if text.is_empty() && refused => {
+                write_json(out, &Value::Null)
+            }
+            Some(content) => write_json(out, content),
+            None if refused => write_json(out, &Value::Null),
+            None => out.extend_from_slice(b"\"\""),
+        }
+        for (key, value) in source {
+            if !matches!(key.as_str(), "role" | "content") {
+                write_member(out, key, value);
+            }
+        }
+        out.push(b'}');
+        if let Some(logprobs) = self.fields.get("logprobs") {
+            write_member(out, "logprobs", logprobs);
+        }
+        write_member(
+            out,
+            "finish_reason",
+            self.fields.get("finish_reason").unwrap_or(&Value::Null),
+        );
+        for (key, value) in &self.fields {
+            match key.as_str() {
+                "logprobs" | "finish_reason" => {}
+                "index" | "message" => return None,
+                _ => write_member(out, key, value),
+            }
+        }
+        out.push(b'}');
+        Some(())
     }
 
     fn finish(self, index: u64) -> Value {
@@ -575,6 +775,45 @@ mod tests {
         assert!(v.get("type").is_none(), "a keep-alive leaves no trace");
         assert_eq!(v["system_fingerprint"], "fp", "fields of chunks are kept");
         assert_eq!(v["model"], "m");
+    }
+
+    #[test]
+    fn the_answer_written_straight_is_the_one_the_tree_gives() {
+        let cases: Vec<Vec<Value>> = vec![
+            vec![],
+            vec![json!({"choices": []})],
+            vec![
+                json!({"id": "c\u{e9}\"", "model": "m", "created": 5, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+                json!({"id": "c\u{e9}\"", "choices": [{"index": 0, "delta": {"content": "a\n\u{1}"}, "logprobs": {"content": [1]}}], "system_fingerprint": "fp"}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "extra": [1, {"x": null}]}], "usage": {"total_tokens": 3}}),
+                json!({"choices": null, "usage": {"prompt_tokens": 1}}),
+            ],
+            vec![
+                json!({"choices": [{"index": 1, "delta": {"refusal": "no"}}, {"index": 0, "delta": {"content": ""}}]}),
+                json!({"choices": [{"index": 1, "delta": {"content": ""}}, {"index": 2, "delta": {"reasoning_content": "r", "role": 7}}]}),
+            ],
+            vec![json!({"choices": [{"index": 0, "delta": {"content": null, "refusal": "x"}}]})],
+            vec![
+                json!({"z": 1, "choices": [{"index": 0, "message": {"a": 1}, "delta": {"content": "t"}}]}),
+            ],
+            vec![
+                json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"name": "f"}}]}}]}),
+            ],
+        ];
+        for chunks in cases {
+            let assemble = || {
+                let mut a = ChatAssembler::default();
+                for c in &chunks {
+                    a.absorb(c).unwrap();
+                }
+                a
+            };
+            let general = assemble().finish_general();
+            if let Some(text) = assemble().write_answer() {
+                assert_eq!(text, general, "{chunks:?}");
+            }
+            assert_eq!(assemble().finish(), general, "{chunks:?}");
+        }
     }
 
     #[test]

@@ -31,6 +31,10 @@ pub(crate) struct ChatScan {
     pub(crate) choices: Vec<u64>,
     /// What the chunk adds to the assembled answer's size (as `text_bytes`).
     pub(crate) retained: usize,
+    /// What the chunk sets besides text, when `news_set` (nearly no chunk sets
+    /// any: kept out of the way of the fields every chunk reads).
+    news: Option<Box<News>>,
+    news_set: bool,
     /// The decoded text of a content string with escapes (kept: its capacity
     /// is reused from event to event).
     decoded: String,
@@ -48,6 +52,25 @@ enum ContentSpan {
     None,
     One(usize, usize),
     Several,
+}
+
+/// What a chunk sets besides text, merged by `ChatAssembler::absorb_simple`.
+#[derive(Default)]
+pub(crate) struct News {
+    /// The choice whose `finish_reason` the chunk sets to a text (one per
+    /// chunk: a choice's last chunk), the text in `finish_reason`.
+    pub(crate) finish: Option<u64>,
+    pub(crate) finish_reason: String,
+    /// The choice whose delta sets `role` (a text, one per chunk: a choice's
+    /// first chunk), the text in `role`.
+    pub(crate) role_of: Option<u64>,
+    pub(crate) role: String,
+    /// The choice whose delta carries an empty content text (one per chunk):
+    /// it sets a content the choice may not have had.
+    pub(crate) empty_content: Option<u64>,
+    /// The top-level fields of the first chunk (no field merged before), each
+    /// once, as written: scalars, nulls among them.
+    pub(crate) new_top: Vec<(String, String)>,
 }
 
 /// A chunk's bytes around its content string. Within a stream the chunks of a
@@ -74,6 +97,28 @@ struct Shape {
 }
 
 impl ChatScan {
+    /// What the chunk sets besides text (a role, an empty content, a
+    /// finish_reason, the first top fields), which `absorb_simple` merges.
+    pub(crate) fn news(&self) -> Option<&News> {
+        self.news.as_deref().filter(|_| self.news_set)
+    }
+
+    fn news_mut(&mut self) -> &mut News {
+        self.news_set = true;
+        self.news.get_or_insert_with(Default::default)
+    }
+
+    fn forget_news(&mut self) {
+        if std::mem::take(&mut self.news_set) {
+            if let Some(news) = &mut self.news {
+                news.finish = None;
+                news.role_of = None;
+                news.empty_content = None;
+                news.new_top.clear();
+            }
+        }
+    }
+
     /// Forgets the last chunk's shape: the driver read a chunk the general way.
     pub(crate) fn forget_shape(&mut self) {
         self.shape = None;
@@ -108,6 +153,10 @@ impl ChatScan {
         } else {
             raw.inner.len()
         };
+        // As `scan_choice`: an empty text is the general way's to merge.
+        if assembling && len == 0 {
+            return false;
+        }
         let (choice, retained_rest) = (shape.choice, shape.retained_rest);
         self.retained = retained_rest + "content".len() + len;
         self.choices.push(choice);
@@ -169,6 +218,7 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.texts.clear();
     out.choices.clear();
     out.retained = 0;
+    out.forget_news();
     let assembling = matches!(mode, ChatMode::Assembling { .. });
     if out.scan_by_shape(data, assembling) {
         return true;
@@ -179,7 +229,9 @@ pub(crate) fn scan_chat(data: &str, mode: &ChatMode<'_>, out: &mut ChatScan) -> 
     out.content_span = ContentSpan::None;
     let mut cursor = Cursor::new(data);
     let simple = matches!(scan_chunk(&mut cursor, mode, out), Some(true)) && cursor.at_end();
-    if simple {
+    // A shape stands for chunks that change nothing but text: not one that sets
+    // more (nor one taken before it, whose fields it may no longer say).
+    if simple && !out.news_set {
         out.keep_shape(data, assembling);
     } else {
         out.shape = None;
@@ -215,9 +267,23 @@ fn scan_chunk(cursor: &mut Cursor<'_>, mode: &ChatMode<'_>, out: &mut ChatScan) 
                 // Compared as written: the same text as a value merged before
                 // changes nothing (so a `\u` in it is no news either).
                 let raw = cursor.skip_raw()?;
-                let same = top.iter().any(|(k, v)| k == key && v == raw);
-                if !same && raw != "null" {
-                    return Some(false);
+                if top.is_empty() {
+                    // The first chunk: its fields are all news, merged by
+                    // absorb_simple when they are scalars named once each.
+                    let scalar = matches!(
+                        raw.as_bytes()[0],
+                        b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+                    );
+                    let news = out.news_mut();
+                    if !scalar || news.new_top.iter().any(|(k, _)| k == key) {
+                        return Some(false);
+                    }
+                    news.new_top.push((key.to_owned(), raw.to_owned()));
+                } else {
+                    let same = top.iter().any(|(k, v)| k == key && v == raw);
+                    if !same && raw != "null" {
+                        return Some(false);
+                    }
                 }
             }
         }
@@ -247,6 +313,8 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
     // The fields read, each once: a repeated one (a tree keeps the last) is
     // left to the general way.
     let mut seen = 0u8;
+    let mut finishes = false;
+    let mut has_role = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
@@ -265,16 +333,29 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
             "index" => index = cursor.index()?,
             "delta" => match scan_delta(cursor, strict, out)? {
                 DeltaScan::NotSimple => return Some(false),
-                DeltaScan::Simple(text) => content = text,
+                DeltaScan::Simple(text, role) => (content, has_role) = (text, role),
             },
-            // As the general way counts them (`text_bytes` of null).
-            "finish_reason" | "logprobs" if strict => {
+            // A choice's last chunk: its finish_reason, a text, is merged as the
+            // general way merges it (`absorb_simple`); one per chunk. Null adds
+            // nothing (as `text_bytes` of null, nothing is counted).
+            "finish_reason" if strict => {
+                if !cursor.null() {
+                    let raw = cursor.string()?;
+                    let news = out.news_mut();
+                    if news.finish.is_some() {
+                        return Some(false);
+                    }
+                    news.finish_reason.clear();
+                    decode_into(&raw, &mut news.finish_reason)?;
+                    finishes = true;
+                }
+            }
+            // As the general way counts it (`text_bytes` of null).
+            "logprobs" if strict => {
                 if !cursor.null() {
                     return Some(false);
                 }
-                if key == "logprobs" {
-                    out.retained += 8;
-                }
+                out.retained += 8;
             }
             _ if strict => return Some(false),
             _ => {
@@ -283,7 +364,26 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
         }
         more = cursor.after_member(b'}')?;
     }
+    // An empty text adds no text, yet sets a content the choice may not have
+    // had (`""` where a null would be, beside tool calls): absorb_simple sets it.
+    if strict && content.as_ref().is_some_and(|raw| raw.inner.is_empty()) {
+        let news = out.news_mut();
+        if news.empty_content.is_some() {
+            return Some(false);
+        }
+        news.empty_content = Some(index);
+    }
     out.choices.push(index);
+    if finishes {
+        out.news_mut().finish = Some(index);
+    }
+    if has_role {
+        let news = out.news_mut();
+        if news.role_of.is_some() {
+            return Some(false);
+        }
+        news.role_of = Some(index);
+    }
     if let Some(raw) = content.filter(|raw| !raw.inner.is_empty()) {
         let choice = usize::try_from(index).ok()?;
         // scan_delta decoded an escaped text into `decoded`.
@@ -294,8 +394,9 @@ fn scan_choice(cursor: &mut Cursor<'_>, strict: bool, out: &mut ChatScan) -> Opt
 }
 
 enum DeltaScan<'a> {
-    /// Its content: None when absent or null.
-    Simple(Option<RawStr<'a>>),
+    /// Its content (None when absent or null), and whether it sets a role
+    /// (`News::role`).
+    Simple(Option<RawStr<'a>>, bool),
     NotSimple,
 }
 
@@ -307,11 +408,26 @@ fn scan_delta<'a>(
     cursor.expect(b'{')?;
     let mut text = None;
     let mut has_content = false;
+    let mut has_role = false;
     let mut more = cursor.opens_members(b'}');
     while more {
         let key = cursor.key()?;
         match key {
             "content" if has_content => return Some(DeltaScan::NotSimple),
+            // A choice's first chunk names its role: set by absorb_simple.
+            "role" if strict => {
+                if has_role {
+                    return Some(DeltaScan::NotSimple);
+                }
+                let raw = cursor.string()?;
+                let news = out.news_mut();
+                news.role.clear();
+                decode_into(&raw, &mut news.role)?;
+                has_role = true;
+                // As `text_bytes` counts the delta: key, then the string.
+                let len = news.role.len();
+                out.retained += key.len() + len;
+            }
             "content" => {
                 has_content = true;
                 // As `text_bytes` counts the delta: key, then the string (null: 8).
@@ -343,5 +459,5 @@ fn scan_delta<'a>(
         }
         more = cursor.after_member(b'}')?;
     }
-    Some(DeltaScan::Simple(text))
+    Some(DeltaScan::Simple(text, has_role))
 }

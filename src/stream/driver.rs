@@ -28,6 +28,17 @@ pub struct StreamEvent<'a> {
     pub choice_index: usize,
 }
 
+/// `StreamEvent`'s fields as the strings that hold them (`current_mut`): the
+/// texts must stay as they are; only their spare capacity may be written (a
+/// NUL after them, for C).
+pub(crate) struct CurrentMut<'a> {
+    pub name: &'a mut String,
+    pub data: &'a mut String,
+    pub text: Option<&'a mut String>,
+    pub index: usize,
+    pub choice_index: usize,
+}
+
 /// What one step of a stream produced.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Step {
@@ -148,6 +159,19 @@ impl<R: BufRead> StreamDriver<R> {
             event: &self.name,
             data: &self.sse.data,
             text_delta: self.slot.map(|s| self.scan.texts.get(s).1),
+            index: self.delivered.saturating_sub(1),
+            choice_index: self.choice,
+        }
+    }
+
+    /// The event of the last `Step::Event` as its strings, for C to read in
+    /// place (`ffi::exchange`, which may only write into their spare capacity).
+    pub(crate) fn current_mut(&mut self) -> CurrentMut<'_> {
+        let slot = self.slot;
+        CurrentMut {
+            name: &mut self.name,
+            data: &mut self.sse.data,
+            text: slot.map(|s| self.scan.texts.get_mut(s)),
             index: self.delivered.saturating_sub(1),
             choice_index: self.choice,
         }
@@ -366,6 +390,11 @@ impl<R> StreamDriver<R> {
 
     pub(crate) fn reader_mut(&mut self) -> &mut R {
         self.parser.reader_mut()
+    }
+
+    /// The SSE parser (the exchange hands it fed bytes in place).
+    pub(crate) fn parser_mut(&mut self) -> &mut SseParser<R> {
+        &mut self.parser
     }
 
     /// A failed read of the stream's transport, with how far the stream got.

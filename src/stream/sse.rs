@@ -232,6 +232,40 @@ impl<R: BufRead + Buffered> SseParser<R> {
         }
     }
 
+    /// Takes the whole field lines at the start of `bytes` as `next_buffered`
+    /// would take them once they were in the reader, stopping before the blank
+    /// line that dispatches an event (and before anything else `next_buffered`
+    /// must judge: a line over the cap, one whose field is refused, the first
+    /// line of the stream): returns how many bytes were taken. For bytes fed to
+    /// an empty reader (`Exchange::feed_body`), whose event's data then goes
+    /// straight from the caller's bytes to the event, with no copy in between;
+    /// the rest goes into the reader, and the events are those it alone gives.
+    /// Takes nothing while the reader holds bytes.
+    pub(crate) fn take_lines_in_place(&mut self, bytes: &[u8]) -> usize {
+        if self.first_line || !self.line.is_empty() || !self.reader.buffered().is_empty() {
+            return 0;
+        }
+        let mut at = 0;
+        loop {
+            let rest = &bytes[at..];
+            let start = usize::from(self.after_cr && rest.first() == Some(&b'\n'));
+            let Some(pos) = memchr::memchr2(b'\n', b'\r', &rest[start..]) else {
+                return at;
+            };
+            if pos == 0 || pos > self.max_line {
+                return at;
+            }
+            let line = &rest[start..start + pos];
+            // Refused fields (an event over its cap) change nothing: the parser
+            // meets them again in the reader and says so.
+            if self.gathering.take_field(line).is_err() {
+                return at;
+            }
+            self.after_cr = rest[start + pos] == b'\r';
+            at += start + pos + 1;
+        }
+    }
+
     /// Whether the next line (its end included) lies in the reader's buffer.
     fn line_is_buffered(&self) -> bool {
         let buf = self.reader.buffered();
@@ -277,12 +311,18 @@ impl Gathering {
         if raw.is_empty() {
             return Ok(self.dispatch(out));
         }
+        self.take_field(raw)?;
+        Ok(false)
+    }
+
+    /// A line that is not blank: a field (refused, nothing changed, when it
+    /// would make the event's data larger than its cap).
+    fn take_field(&mut self, raw: &[u8]) -> Result<(), SseError> {
         // Valid UTF-8 (nearly always) is checked the fast way; a bad byte becomes U+FFFD.
         match crate::api::utf8_check::as_str(raw) {
-            Some(text) => self.process_field(text)?,
-            None => self.process_field(&String::from_utf8_lossy(raw))?,
+            Some(text) => self.process_field(text),
+            None => self.process_field(&String::from_utf8_lossy(raw)),
         }
-        Ok(false)
     }
 
     fn forget(&mut self) {

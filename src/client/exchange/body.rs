@@ -29,9 +29,15 @@ impl Exchange<'_> {
             }
             // After its end a body takes nothing more.
             State::Stream(driver) if !driver.reader().ended() => {
+                let taken = bytes.len().min(driver.reader_mut().room());
+                let bytes = &bytes[..taken];
+                // The field lines of an event fed whole go from the caller's bytes
+                // into the event as the parser reads them; only the rest (the blank
+                // line that ends the event, what follows) is copied to the buffer.
+                let in_place = driver.parser_mut().take_lines_in_place(bytes);
                 let fed = driver.reader_mut();
-                let taken = bytes.len().min(fed.room());
-                fed.push(&bytes[..taken]);
+                fed.took_in_place(in_place);
+                fed.push(&bytes[in_place..]);
                 self.check_line_cap();
                 Ok(taken)
             }

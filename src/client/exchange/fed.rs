@@ -33,6 +33,11 @@ pub(crate) struct Fed {
     /// long line fed in small pieces from being searched again whole at every
     /// piece: each byte is looked at once until the line ends.
     searched: usize,
+    /// Bytes of whole lines the parser took straight from a feed
+    /// (`SseParser::take_lines_in_place`), counted as waiting here until the
+    /// parser next takes from the buffer: `room` and `line_over_cap` see what
+    /// they would have seen had those lines been copied in.
+    in_place: usize,
 }
 
 /// The most one read of the built-in driver asks for.
@@ -47,12 +52,19 @@ impl Fed {
             ended: false,
             max_line,
             searched: 0,
+            in_place: 0,
         }
+    }
+
+    /// The parser took `n` bytes of whole lines from a feed, in place.
+    pub(crate) fn took_in_place(&mut self, n: usize) {
+        self.in_place += n;
     }
 
     /// The parser looked at every byte waiting and found no line end.
     pub(crate) fn mark_no_line_end(&mut self) {
         self.searched = self.end;
+        self.in_place = 0;
     }
 
     /// Whether the parser can be spared a look: it found no line end before,
@@ -103,8 +115,8 @@ impl Fed {
     /// driver that feeds faster than its caller takes events meets a refusal,
     /// not an unbounded buffer.
     pub(crate) fn room(&mut self) -> usize {
-        let waiting = self.end - self.start;
-        if self.line_end_waiting() {
+        let waiting = self.end - self.start + self.in_place;
+        if self.in_place > 0 || self.line_end_waiting() {
             SOFT_LIMIT.saturating_sub(waiting)
         } else {
             self.max_line
@@ -116,7 +128,9 @@ impl Fed {
 
     /// Whether the bytes waiting hold more than a line may, without its end.
     pub(crate) fn line_over_cap(&mut self) -> bool {
-        self.end - self.start > self.max_line.saturating_add(1) && !self.line_end_waiting()
+        self.in_place == 0
+            && self.end - self.start > self.max_line.saturating_add(1)
+            && !self.line_end_waiting()
     }
 
     /// Appends fed bytes (the caller checked `room`).
@@ -182,6 +196,7 @@ impl BufRead for Fed {
     }
 
     fn consume(&mut self, amount: usize) {
+        self.in_place = 0;
         self.start = (self.start + amount).min(self.end);
         if self.start == self.end {
             self.start = 0;

@@ -38,7 +38,7 @@ use crate::client::call::Tally;
 use crate::client::observe::Watch;
 use crate::client::Client;
 use crate::error::Error;
-use crate::stream::driver::{Step, StreamDriver, StreamEvent};
+use crate::stream::driver::{CurrentMut, Step, StreamDriver, StreamEvent};
 
 use answer::Gathered;
 use fed::Fed;
@@ -262,6 +262,15 @@ impl<'b> Exchange<'b> {
     pub fn current(&self) -> Option<StreamEvent<'_>> {
         match (&self.state, self.has_event) {
             (State::Stream(driver), true) => Some(driver.current()),
+            _ => None,
+        }
+    }
+
+    /// As `current`, as the strings that hold the event (the C ABI reads them
+    /// in place).
+    pub(crate) fn current_mut(&mut self) -> Option<CurrentMut<'_>> {
+        match (&mut self.state, self.has_event) {
+            (State::Stream(driver), true) => Some(driver.current_mut()),
             _ => None,
         }
     }

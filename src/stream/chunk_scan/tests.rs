@@ -35,14 +35,52 @@ fn assembling_is_simple_only_when_nothing_but_text_changes() {
     assert_eq!(scan.retained, "content".len() + "Hel\nlo".len() + 8);
     for news in [
         CHUNK.replace("\"m\"", "\"m2\""),
-        CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"stop\""),
-        CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\""),
         CHUNK.replace("\"created\":1", "\"created\":1,\"usage\":{}"),
         r#"{"error":{"message":"x"}}"#.to_string(),
         r#"{"usage":{"total_tokens":1}}"#.to_string(),
     ] {
         assert!(!scan_chat(&news, &mode, &mut scan), "{news}");
     }
+    // A choice's first chunk is simple too: its role goes with the scan, and so
+    // do the fields of the stream's first chunk (scalars, each named once).
+    let role = CHUNK.replace("{\"content\"", "{\"role\":\"assistant\",\"content\"");
+    assert!(scan_chat(&role, &mode, &mut scan), "{role}");
+    let news = scan.news().unwrap();
+    assert_eq!((news.role_of, news.role.as_str()), (Some(0), "assistant"));
+    let first = ChatMode::Assembling { top: &[] };
+    assert!(scan_chat(CHUNK, &first, &mut scan));
+    let fields: Vec<(&str, &str)> = scan
+        .news()
+        .unwrap()
+        .new_top
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        fields,
+        [("id", "\"c1\""), ("created", "1"), ("model", "\"m\"")]
+    );
+    for news in [
+        CHUNK.replace("\"created\":1", "\"created\":1,\"usage\":{}"),
+        CHUNK.replace("\"created\":1", "\"created\":1,\"id\":null"),
+    ] {
+        assert!(!scan_chat(&news, &first, &mut scan), "{news}");
+    }
+    // A choice's last chunk is simple too: its finish_reason goes with the scan.
+    let stop = CHUNK.replace("\"finish_reason\":null", "\"finish_reason\":\"st\\u006fp\"");
+    assert!(scan_chat(&stop, &mode, &mut scan), "{stop}");
+    let news = scan.news().unwrap();
+    assert_eq!(
+        (news.finish, news.finish_reason.as_str()),
+        (Some(0), "stop")
+    );
+    assert!(scan_chat(CHUNK, &mode, &mut scan));
+    assert!(scan.news().is_none());
+    let two = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"},{"index":1,"delta":{},"finish_reason":"stop"}]}"#;
+    assert!(
+        !scan_chat(two, &mode, &mut scan),
+        "one finish_reason a chunk"
+    );
 }
 
 /// What one scan of `data` gives: (simple, texts, choices, retained).

@@ -22,6 +22,11 @@ impl TextSlots {
         (*choice, text)
     }
 
+    /// The text of slot `i`, as `get` gives it.
+    pub(crate) fn get_mut(&mut self, i: usize) -> &mut String {
+        &mut self.slots[i].1
+    }
+
     /// Adds `piece` to the text of `choice`. Two pieces for one choice next to
     /// each other are joined here; apart, by `sort`. Constant time: a chunk may
     /// name 100,000 choices, so no search over the ones added.

@@ -135,12 +135,13 @@ fn the_fast_way_assembles_what_the_general_way_does() {
         assert_eq!(done, None);
         assert_eq!(texts, expected_texts, "{chunks:?}");
     }
-    // And the fast way is taken: every chunk after the first that only adds text
-    // (spaces between fields are no news; a new model is).
+    // And the fast way is taken: the first chunk (its fields, its role) and every
+    // chunk after it that only adds text (spaces between fields are no news; a new
+    // model is).
     let (_, _, fast) = driven(&[role, &a, &b, &a, &b, spaced, spaced], true);
-    assert_eq!(fast, 6);
+    assert_eq!(fast, 7);
     let (_, _, fast) = driven(&[role, &a, &model_change, &b], true);
-    assert_eq!(fast, 1);
+    assert_eq!(fast, 2);
     let (_, _, fast) = driven(&[role, &a, &b, tool], false);
     assert_eq!(fast, 4);
 }
@@ -342,7 +343,10 @@ impl Gen {
                     self.pick(&["0", "1", "2", "1.5", "-1", "\"0\""])
                 ),
                 5 => "\"finish_reason\": null".into(),
-                6 => format!("\"finish_reason\": {}", self.pick(&["\"stop\"", "null"])),
+                6 => format!(
+                    "\"finish_reason\": {}",
+                    self.pick(&["\"stop\"", "null", "\"length\"", "\"st\\u006fp\\n\"", "1"])
+                ),
                 7 => "\"logprobs\": null".into(),
                 _ => format!("\"extra\": {}", self.value(0)),
             });
@@ -488,5 +492,30 @@ fn a_lone_surrogate_deep_nesting_and_repeated_choices_get_one_answer() {
                 );
             }
         }
+    }
+}
+
+/// A chunk whose only text is empty sets the content the general way sets (a
+/// `""` that stays beside tool calls, where an absent content is null).
+#[test]
+fn an_empty_text_chunk_sets_the_content_the_general_way_sets() {
+    let role = r#"{"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}"#;
+    let text = |t: &str| {
+        format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"{t}"}},"finish_reason":null}}]}}"#)
+    };
+    let calls = r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}"#;
+    for middle in [
+        vec![text("")],
+        vec![text("a"), text("")],
+        vec![text(""), text("")],
+    ] {
+        let mut chunks = vec![role.to_string()];
+        chunks.extend(middle);
+        chunks.push(calls.to_string());
+        let general = outcome(&chunks, true, true);
+        assert_eq!(outcome(&chunks, true, false), general, "{chunks:?}");
+        assert!(general
+            .2
+            .is_some_and(|f| f.contains(r#""content":"""#) || f.contains(r#""content":"a""#)));
     }
 }
