@@ -22,7 +22,7 @@ TEST_SUITES := test-fmt test-clippy test-rust test-header test-c test-install te
                test-kotlin test-swift test-conformance test-dist test-instructions
 SUITE := scripts/run-suite.sh
 
-.PHONY: all build tools dist demo test bench bench-go bench-kotlin bench-swift bench-instructions $(TEST_SUITES) \
+.PHONY: all build tools dist demo test bench bench-exchange bench-go bench-kotlin bench-swift bench-instructions $(TEST_SUITES) \
         conformance fuzz install vendor clean
 
 all: build
@@ -59,6 +59,12 @@ vendor:
 bench: build
 	scripts/bench.sh
 	$(CARGO) bench --bench gw_bench
+	scripts/bench-exchange.sh
+
+# The exchange driven in memory as the Go binding drives it, a streamed chat one event per
+# feed: instructions per event and per stream, ns per event with 2,000 streams in flight.
+bench-exchange: build
+	scripts/bench-exchange.sh
 
 # User-space instructions per plain call, stream event, 1 MiB text chat and 5 MiB image chat
 # (callgrind, marginal) against bench/instructions-baseline.txt: fails when a figure is more
