@@ -103,20 +103,29 @@ pub(crate) fn value(v: Value, secret: &str) -> Value {
 /// Runs on every header and URL of every call: one SIMD search for `%` or `\\`, then one
 /// for the secret's first byte in either case, each hit compared in place.
 fn may_hold(s: &str, secret: &str) -> bool {
-    let (s, secret) = (s.as_bytes(), secret.as_bytes());
+    may_hold_bytes(s.as_bytes(), secret)
+}
+
+/// `may_hold` on bytes that need not be UTF-8 (a header value as it came): for an
+/// ASCII secret (every API key is: it must make a valid header), bytes for which
+/// this is false do not hold it, read as text in any way.
+pub(crate) fn may_hold_bytes(s: &[u8], secret: &str) -> bool {
+    let secret = secret.as_bytes();
     let Some(&first) = secret.first() else {
         return true;
+    };
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let spelled_at = |start: usize| {
+        s.get(start..start + secret.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(secret))
     };
     if memchr::memchr2(b'%', b'\\', s).is_some() {
         return true;
     }
-    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
     let mut from = 0;
     while let Some(i) = memchr::memchr2(lower, upper, &s[from..]) {
         let start = from + i;
-        if s.get(start..start + secret.len())
-            .is_some_and(|w| w.eq_ignore_ascii_case(secret))
-        {
+        if spelled_at(start) {
             return true;
         }
         from = start + 1;

@@ -582,7 +582,11 @@ mod tests {
             paths.push(format!("/{}", path.join("/")));
         }
         for op in ALL {
-            let concrete = op.path.replace("{model_slug}", "o/m").replace('{', "p").replace('}', "");
+            let concrete = op
+                .path
+                .replace("{model_slug}", "o/m")
+                .replace('{', "p")
+                .replace('}', "");
             paths.push(concrete);
         }
         for path in &paths {

@@ -6,14 +6,22 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
+/// The headers that may carry the request id, in the order they are looked for
+/// (names made once: a lookup by text would parse the name each time).
+static REQUEST_ID_NAMES: [HeaderName; 3] = [
+    HeaderName::from_static("x-request-id"),
+    HeaderName::from_static("request-id"),
+    HeaderName::from_static("openai-request-id"),
+];
+
 /// The answer that ended a call (success, or failure with an HTTP answer).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResponseMeta {
     pub status: u16,
     /// `x-request-id` (or `request-id`) when the gateway sent one.
     pub request_id: Option<String>,
-    /// The answer's headers as they came: copied per call, put in order only
-    /// when someone asks (`headers`), since most callers never do.
+    /// The answer's headers as they came (the exchange's own map, moved here),
+    /// put in order only when someone asks (`headers`), since most callers never do.
     raw_headers: HeaderMap,
     /// Attempts the call made, retries included.
     pub attempts: u32,
@@ -27,16 +35,16 @@ impl ResponseMeta {
     /// the URL, in any case: a server may echo it in a header.
     pub(crate) fn read(
         status: u16,
-        headers: &HeaderMap,
+        headers: HeaderMap,
         attempts: u32,
         elapsed_ms: u64,
         url: &str,
         secret: &str,
     ) -> ResponseMeta {
         let raw_headers = redacted_headers(headers, secret);
-        let request_id = ["x-request-id", "request-id", "openai-request-id"]
+        let request_id = REQUEST_ID_NAMES
             .iter()
-            .find_map(|k| joined(&raw_headers, *k));
+            .find_map(|k| joined(&raw_headers, k));
         ResponseMeta {
             status,
             request_id,
@@ -67,19 +75,24 @@ impl ResponseMeta {
     }
 }
 
-/// `headers` with `secret` taken out of every name and value (copied as they are
-/// when none holds it, the common case). A name keeps its place with the key's
+/// `headers` with `secret` taken out of every name and value (given back as they
+/// are when none holds it, the common case). A name keeps its place with the key's
 /// spelling replaced by `redacted` (a header name cannot hold `[REDACTED]`).
-fn redacted_headers(headers: &HeaderMap, secret: &str) -> HeaderMap {
-    let holds = |bytes: &[u8]| crate::redact::holds(&String::from_utf8_lossy(bytes), secret);
+fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
+    // A first look on the raw bytes (no UTF-8 check, no copy): an API key is ASCII
+    // (it must make a valid header), so bytes it rules out do not hold the key.
+    let holds = |bytes: &[u8]| {
+        (!secret.is_ascii() || crate::redact::may_hold_bytes(bytes, secret))
+            && crate::redact::holds(&String::from_utf8_lossy(bytes), secret)
+    };
     if !headers
         .iter()
         .any(|(n, v)| holds(n.as_str().as_bytes()) || holds(v.as_bytes()))
     {
-        return headers.clone();
+        return headers;
     }
     let mut out = HeaderMap::with_capacity(headers.len());
-    for (name, value) in headers {
+    for (name, value) in &headers {
         let name = if holds(name.as_str().as_bytes()) {
             let text = crate::redact::text(name.as_str().to_string(), secret);
             HeaderName::from_bytes(text.replace("[REDACTED]", "redacted").as_bytes())
