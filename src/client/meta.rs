@@ -63,6 +63,51 @@ impl ResponseMeta {
             .collect()
     }
 
+    /// `to_json()` as text, byte for byte, written straight from the metadata
+    /// (no JSON value, no ordered map of copies): `gw_client_last_response`.
+    pub(crate) fn to_json_text(&self) -> String {
+        let mut out = Vec::with_capacity(160 + 48 * self.raw_headers.keys_len() + self.url.len());
+        let string = |out: &mut Vec<u8>, text: &str| {
+            serde_json::to_writer(out, text).expect("a string is written to memory")
+        };
+        let number = |out: &mut Vec<u8>, n: u64| {
+            serde_json::to_writer(out, &n).expect("a number is written to memory")
+        };
+        out.extend_from_slice(b"{\"status\":");
+        number(&mut out, u64::from(self.status));
+        out.extend_from_slice(b",\"request_id\":");
+        match &self.request_id {
+            Some(id) => string(&mut out, id),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"headers\":{");
+        let mut names: Vec<&HeaderName> = self.raw_headers.keys().collect();
+        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        for (i, name) in names.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(&mut out, name.as_str());
+            out.push(b':');
+            let mut values = self.raw_headers.get_all(name).iter();
+            match (values.next(), values.next()) {
+                (Some(one), None) => string(&mut out, &String::from_utf8_lossy(one.as_bytes())),
+                _ => string(
+                    &mut out,
+                    &joined(&self.raw_headers, name).unwrap_or_default(),
+                ),
+            }
+        }
+        out.extend_from_slice(b"},\"attempts\":");
+        number(&mut out, u64::from(self.attempts));
+        out.extend_from_slice(b",\"elapsed_ms\":");
+        number(&mut out, self.elapsed_ms);
+        out.extend_from_slice(b",\"url\":");
+        string(&mut out, &self.url);
+        out.push(b'}');
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "status": self.status,
@@ -126,4 +171,53 @@ fn joined<K: ureq::http::header::AsHeaderName>(headers: &HeaderMap, name: K) -> 
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(headers: &[(&str, &[u8])], request_id: bool, secret: &str) -> ResponseMeta {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.append(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_bytes(value).unwrap(),
+            );
+        }
+        if request_id {
+            map.append("x-request-id", HeaderValue::from_static("req_1"));
+        }
+        let url = "https://gw.example/v1/chat/completions?a=\"b\"&c=\u{e9}";
+        ResponseMeta::read(429, map, 3, 812, url, secret)
+    }
+
+    #[test]
+    fn the_json_text_is_the_json_value_written_out() {
+        let cases = [
+            meta(&[], false, "sk-1"),
+            meta(&[], true, "sk-1"),
+            meta(
+                &[
+                    ("content-type", b"application/json"),
+                    ("x-b", b"1"),
+                    ("x-a", b"tab\there \"quoted\" back\\slash"),
+                    ("x-b", b"2"),
+                    ("x-latin", b"caf\xe9 \xff"),
+                    ("x-echo", b"key sk-1 and SK-1 and sk%2d1"),
+                    ("x-sk-1-name", b"v"),
+                    ("date", b"Fri, 27 Nov 2026 20:34:47 GMT"),
+                ],
+                true,
+                "sk-1",
+            ),
+        ];
+        for m in &cases {
+            assert_eq!(m.to_json_text(), m.to_json().to_string());
+        }
+        assert!(!cases[2]
+            .to_json_text()
+            .to_ascii_lowercase()
+            .contains("sk-1"));
+    }
 }

@@ -249,6 +249,16 @@ impl Client {
             .clone()
     }
 
+    /// `last_response` as `gw_client_last_response`'s JSON text (`null` when
+    /// none), written under the lock: no copy of the metadata.
+    pub(crate) fn last_response_json(&self) -> String {
+        self.last_response
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or_else(|| "null".to_string(), ResponseMeta::to_json_text)
+    }
+
     pub fn options(&self) -> &Options {
         &self.options
     }
