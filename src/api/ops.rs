@@ -298,6 +298,15 @@ impl Operation {
         if !method.eq_ignore_ascii_case(self.method.as_str()) {
             return false;
         }
+        // Segments before the first parameter are literal, and so is the text
+        // that starts the parameter's segment: a path must start with all of it. A
+        // template without parameters is matched by itself alone.
+        let Some(brace) = self.path.bytes().position(|b| b == b'{') else {
+            return self.path == path;
+        };
+        if !path.starts_with(&self.path[..brace]) {
+            return false;
+        }
         let segments = |p: &str| p.bytes().filter(|&b| b == b'/').count() + 1;
         let (want, have) = (segments(self.path), segments(path));
         let pairs = || self.path.split('/').zip(path.split('/'));
