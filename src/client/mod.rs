@@ -54,14 +54,15 @@ pub struct Client {
 pub struct ClientInner {
     /// Shared by handles derived without overrides of their own.
     options: Arc<Options>,
-    base: BaseUrl,
-    api_key: String,
+    /// These three too, unless an override brings its own.
+    base: Arc<BaseUrl>,
+    api_key: Arc<str>,
     /// `Bearer <api_key>`, made once (marked sensitive, so http never shows it);
     /// None when the key is not header-safe, which the call then reports.
     bearer: Option<HeaderValue>,
     agent: Agent,
     /// The User-Agent text (the agent sends it; other drivers are given it).
-    user_agent: String,
+    user_agent: Arc<str>,
     route: Route,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
     idempotency_key: Option<HeaderValue>,
@@ -114,11 +115,11 @@ impl Client {
         let agent = build_agent(&options, &route)?;
         Ok(Client {
             inner: Arc::new(ClientInner {
-                user_agent: headers::user_agent(&options)?,
+                user_agent: headers::user_agent(&options)?.into(),
                 options: Arc::new(options),
-                base,
+                base: Arc::new(base),
                 bearer: bearer_header(&api_key),
-                api_key,
+                api_key: api_key.into(),
                 agent,
                 route,
                 extra_headers,
@@ -186,7 +187,7 @@ impl Client {
                 self.route.check_usable(&base.origin)?;
                 self.route.check_plain_http(&base.origin)?;
                 Arc::make_mut(&mut options).base_url = Some(base.as_str().to_string());
-                base
+                Arc::new(base)
             }
         };
         // The base's key and its Authorization value, unless the call brings its own.
@@ -195,7 +196,7 @@ impl Client {
             Some(key) => {
                 check_api_key(key)?;
                 Arc::make_mut(&mut options).api_key = Some(key.clone());
-                (key.clone(), bearer_header(key))
+                (Arc::from(key.as_str()), bearer_header(key))
             }
         };
         // The base's headers were parsed when it was made: only new ones are parsed again.
