@@ -126,8 +126,9 @@ impl ResponseMeta {
 fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
     // A first look on the raw bytes (no UTF-8 check, no copy): an API key is ASCII
     // (it must make a valid header), so bytes it rules out do not hold the key.
+    let screen = crate::redact::Screen::new(secret);
     let holds = |bytes: &[u8]| {
-        (!secret.is_ascii() || crate::redact::may_hold_bytes(bytes, secret))
+        (!secret.is_ascii() || screen.may_hold(bytes))
             && crate::redact::holds(&String::from_utf8_lossy(bytes), secret)
     };
     if !headers
