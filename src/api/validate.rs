@@ -171,10 +171,6 @@ pub(crate) fn check_node_except(
         if absent && (top.len() != r.field.len() || !r.check.is_presence()) {
             continue;
         }
-        let (container, last) = match r.field.bytes().rposition(|b| b == b'.') {
-            Some(dot) => (&r.field[..dot], &r.field[dot + 1..]),
-            None => ("", r.field),
-        };
         let mut failure = None;
         let mut visits = 0usize;
         walk(body, r.field, &mut trail, &mut |trail, value, holder| {
@@ -192,8 +188,13 @@ pub(crate) fn check_node_except(
         }
         // A last field that is not `[]` is visited once per node of its container
         // (absent or not), so no visit means the container holds no node.
-        if visits == 0 && !container.is_empty() && !last.ends_with("[]") {
-            empty_container = Some(container);
+        if visits == 0 {
+            if let Some(dot) = r.field.bytes().rposition(|b| b == b'.').filter(|&d| d > 0) {
+                let (container, last) = (&r.field[..dot], &r.field[dot + 1..]);
+                if !last.ends_with("[]") {
+                    empty_container = Some(container);
+                }
+            }
         }
     }
     Ok(())
