@@ -380,7 +380,14 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     if !path.starts_with('/') || path.starts_with("//") {
         return Err(bad("must start with a single '/'"));
     }
-    if path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#') {
+    // ASCII (nearly every path) byte by byte: whitespace and control characters
+    // are the bytes up to the space, and DEL.
+    let refused = if path.is_ascii() {
+        path.bytes().any(|b| b <= b' ' || b == 0x7f || b == b'#')
+    } else {
+        path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#')
+    };
+    if refused {
         return Err(bad("must hold no spaces, control characters or fragment"));
     }
     // The client's key goes where the API wants it; a caller's own `key=` would be
@@ -609,6 +616,19 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn ascii_bytes_refused_in_a_path_are_its_whitespace_and_control_characters() {
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            let refused = c.is_whitespace() || c.is_control() || c == '#';
+            assert_eq!(
+                check_raw_path(&format!("/v1/a{c}b")).is_err(),
+                refused,
+                "{b:#x}"
+            );
         }
     }
 
