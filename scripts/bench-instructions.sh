@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # make bench-instructions (and the test-instructions suite): user-space instructions gw spends
-# per plain call, per stream event, per 1 MiB text chat and per 5 MiB image chat, counted by
+# per plain call, per stream event, per 1 MiB text chat and per 5 MiB image chat, and per plain
+# call through the sans-IO exchange as the Go binding drives it (split by phase), counted by
 # callgrind (this VM has no `perf stat -e instructions`) and compared with the committed
 # baseline, bench/instructions-baseline.txt. Instruction counts do not move with the machine's
 # load as wall-clock figures do, so a figure more than 5% above its baseline fails the run.
 #
 # Each figure is marginal: bench/gwinstr runs its mode at two lengths and the difference is
 # divided by the difference of the lengths, so start-up (the first connection, lazy statics)
-# cancels out. Only gw's entry points are counted (--toggle-collect=gw_chat*), not the harness.
+# cancels out. Only gw's entry points are counted (--toggle-collect=gw_chat*), not the harness;
+# the exchange's figure counts gwinstr's phase functions (exch_phase_*), each a few gw calls,
+# and callgrind_annotate splits it by phase (bench/gwinstr.c).
 #
 #   GW_INSTR_LIB_DIR=DIR   measure DIR/libgw.so instead of target/release
 #   GW_INSTR_WRITE=1       write the measured figures as the new baseline (a commit of its own
@@ -36,21 +39,62 @@ cc "${cflags[@]}" -Iinclude bench/gwinstr.c bench/bodies.c bench/gwcheck.c -o "$
     -L"$out" -lgw -Wl,-rpath,"$PWD/$out"
 start_loadserver
 
-# Instructions counted in gw_chat* over one run: MODE N.
+# The exchange's phases, as gwinstr names them; last_response is counted beside a call, not in it.
+phases=(derive new request feed_head body_end_finish frees)
+exchange_short=200 exchange_long=1200
+
+# "PHASE INSTRUCTIONS" lines of the exchange run FILE, inclusive of what each phase calls.
+phase_counts() {
+    callgrind_annotate --inclusive=yes "$1" |
+        sed -n 's/^ *\([0-9,]*\) .*:exch_phase_\([a-z_]*\) .*/\2 \1/p' | tr -d ,
+}
+
+# Instructions counted in gw_chat* over one run: MODE N (the exchange mode: in its six phases).
 count() {
-    local mode="$1" n="$2" file="$out/callgrind.$1.$2"
+    local mode="$1" n="$2" file="$out/callgrind.$1.$2" collect='gw_chat*'
+    local args=(port="$LOAD_PORT" n="$n")
+    if [ "$mode" = exchange ]; then
+        collect='exch_phase_*'
+        args=(n="$n")
+    fi
     rm -f "$file"
-    if ! valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect='gw_chat*' \
-        "$out/gwinstr" "$mode" port="$LOAD_PORT" n="$n" >"$out/$mode.$n.log" 2>&1; then
+    if ! valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect="$collect" \
+        "$out/gwinstr" "$mode" "${args[@]}" >"$out/$mode.$n.log" 2>&1; then
         echo "bench-instructions: gwinstr $mode n=$n failed:" >&2
         tail -n 20 "$out/$mode.$n.log" >&2
         exit 1
     fi
     check_loadserver
+    if [ "$mode" = exchange ]; then
+        phase_counts "$file" | awk -v want="${phases[*]}" '
+            BEGIN {split(want, p, " "); for (i in p) in_call[p[i]] = 1}
+            ($1 in in_call) {sum += $2; seen++}
+            END {if (seen != length(in_call)) exit 1; print sum}' || {
+            echo "bench-instructions: not every exchange phase in $file" >&2
+            exit 1
+        }
+        return
+    fi
     awk '/^totals:/ {print $2; found=1} END {if (!found) exit 1}' "$file" || {
         echo "bench-instructions: no totals in $file" >&2
         exit 1
     }
+}
+
+# The exchange's figure by phase (marginal, per call), from the runs of its two lengths.
+print_phases() {
+    local short="$1" long="$2"
+    join <(phase_counts "$out/callgrind.exchange.$short" | sort) \
+        <(phase_counts "$out/callgrind.exchange.$long" | sort) |
+        awk -v d=$((long - short)) -v order="${phases[*]} last_response" '
+            {per[$1] = int(($3 - $2) / d)}
+            END {
+                n = split(order, p, " ")
+                for (i = 1; i <= n; i++) {
+                    note = p[i] == "last_response" ? "  (gw_client_last_response, not in the call)" : ""
+                    printf "  %-22s %14d%s\n", p[i], per[p[i]], note
+                }
+            }'
 }
 
 # figure mode short long unit
@@ -59,6 +103,7 @@ figures=(
     "stream_event stream 10000 50000 event"
     "text_chat_1mib bigtext 2 6 call"
     "image_chat_5mib bigimage 1 3 call"
+    "exchange_call exchange $exchange_short $exchange_long call"
 )
 
 declare -A base
@@ -94,6 +139,8 @@ for spec in "${figures[@]}"; do
     fi
     printf '%-16s %14d %14d %8s  %s\n' "$name" "$per" "$ref" "$ratio" "$verdict"
 done
+echo "exchange_call by phase (instructions per call; derive ... frees add up to exchange_call):"
+print_phases "$exchange_short" "$exchange_long"
 
 if [ "${GW_INSTR_WRITE:-0}" = 1 ]; then
     {

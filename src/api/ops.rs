@@ -293,30 +293,47 @@ impl Operation {
     }
 
     /// Whether a concrete path (no query) is an instance of this template.
+    /// Allocates nothing: it runs over the whole table for every `gw_request`.
     pub fn matches(&self, method: &str, path: &str) -> bool {
         if !method.eq_ignore_ascii_case(self.method.as_str()) {
             return false;
         }
-        let want: Vec<&str> = self.path.split('/').collect();
-        let have: Vec<&str> = path.split('/').collect();
-        let pairs_match = |w: &[&str], h: &[&str]| {
-            w.len() == h.len() && w.iter().zip(h).all(|(w, h)| segment_matches(w, h))
+        // Segments before the first parameter are literal, and so is the text
+        // that starts the parameter's segment: a path must start with all of it. A
+        // template without parameters is matched by itself alone.
+        let Some(brace) = self.path.bytes().position(|b| b == b'{') else {
+            return self.path == path;
         };
-        match want.iter().position(|w| {
-            MULTI_SEGMENT_PARAMS
-                .iter()
-                .any(|p| w == &format!("{{{p}}}"))
-        }) {
-            None => pairs_match(&want, &have),
+        if !path.starts_with(&self.path[..brace]) {
+            return false;
+        }
+        let segments = |p: &str| p.bytes().filter(|&b| b == b'/').count() + 1;
+        let (want, have) = (segments(self.path), segments(path));
+        let pairs = || self.path.split('/').zip(path.split('/'));
+        match self.path.split('/').position(is_multi_segment) {
+            None => want == have && pairs().all(|(w, h)| segment_matches(w, h)),
             // A slug spans one or more segments: match what stands before and after it.
             Some(at) => {
-                let after = want.len() - at - 1;
-                have.len() > at + after
-                    && pairs_match(&want[..at], &have[..at])
-                    && pairs_match(&want[at + 1..], &have[have.len() - after..])
+                let after = want - at - 1;
+                have > at + after
+                    && pairs().take(at).all(|(w, h)| segment_matches(w, h))
+                    && self
+                        .path
+                        .rsplit('/')
+                        .zip(path.rsplit('/'))
+                        .take(after)
+                        .all(|(w, h)| segment_matches(w, h))
             }
         }
     }
+}
+
+/// Whether a template segment is a whole multi-segment parameter (`{model_slug}`).
+fn is_multi_segment(segment: &str) -> bool {
+    segment
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .is_some_and(|name| MULTI_SEGMENT_PARAMS.contains(&name))
 }
 
 /// Path parameters that may span segments: vendor F model slugs look like
@@ -363,7 +380,14 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     if !path.starts_with('/') || path.starts_with("//") {
         return Err(bad("must start with a single '/'"));
     }
-    if path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#') {
+    // ASCII (nearly every path) byte by byte: whitespace and control characters
+    // are the bytes up to the space, and DEL.
+    let refused = if path.is_ascii() {
+        path.bytes().any(|b| b <= b' ' || b == 0x7f || b == b'#')
+    } else {
+        path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#')
+    };
+    if refused {
         return Err(bad("must hold no spaces, control characters or fragment"));
     }
     // The client's key goes where the API wants it; a caller's own `key=` would be
@@ -380,19 +404,34 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
             "path: must not carry a key= query parameter (gw adds the client's api_key where the API wants it)",
         ));
     }
-    let segments: Vec<&str> = without_query[1..].split('/').collect();
-    for (i, segment) in segments.iter().enumerate() {
-        let last = i + 1 == segments.len();
+    let mut segments = without_query[1..].split('/').peekable();
+    while let Some(segment) = segments.next() {
+        let last = segments.peek().is_none();
         // A trailing '/' is a path's own business; an empty segment inside is not.
         if segment.is_empty() && !last {
             return Err(bad("must not hold an empty segment ('//')"));
         }
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        if decoded == "." || decoded == ".." {
+        if is_dot_segment(segment) {
             return Err(bad("must not hold a '.' or '..' segment"));
         }
     }
     Ok(())
+}
+
+/// Whether a segment decodes to `.` or `..`: one or two dots, each written as
+/// itself or as `%2e` in either case (no allocation: every raw path is checked).
+fn is_dot_segment(segment: &str) -> bool {
+    let mut rest = segment.as_bytes();
+    let mut dots = 0;
+    while !rest.is_empty() {
+        rest = match rest {
+            [b'.', tail @ ..] => tail,
+            [b'%', b'2', e, tail @ ..] if e.eq_ignore_ascii_case(&b'e') => tail,
+            _ => return false,
+        };
+        dots += 1;
+    }
+    dots == 1 || dots == 2
 }
 
 /// A caller-written path with every byte past ASCII percent-encoded (UTF-8, `%C3%A9`):
@@ -518,6 +557,95 @@ mod tests {
             "/..",
         ] {
             assert!(check_raw_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// `Operation::matches` as it was written before it stopped allocating.
+    fn matches_plainly(op: &Operation, method: &str, path: &str) -> bool {
+        if !method.eq_ignore_ascii_case(op.method.as_str()) {
+            return false;
+        }
+        let want: Vec<&str> = op.path.split('/').collect();
+        let have: Vec<&str> = path.split('/').collect();
+        let pairs_match = |w: &[&str], h: &[&str]| {
+            w.len() == h.len() && w.iter().zip(h).all(|(w, h)| segment_matches(w, h))
+        };
+        match want.iter().position(|w| {
+            MULTI_SEGMENT_PARAMS
+                .iter()
+                .any(|p| w == &format!("{{{p}}}"))
+        }) {
+            None => pairs_match(&want, &have),
+            Some(at) => {
+                let after = want.len() - at - 1;
+                have.len() > at + after
+                    && pairs_match(&want[..at], &have[..at])
+                    && pairs_match(&want[at + 1..], &have[have.len() - after..])
+            }
+        }
+    }
+
+    #[test]
+    fn matching_agrees_with_its_plain_definition() {
+        // Paths made of the table's own segments, cut and shuffled.
+        let mut pieces: Vec<&str> = ALL.iter().flat_map(|op| op.path.split('/')).collect();
+        pieces.extend(["", "x", "m1:generateContent", "org", "a:b"]);
+        let mut rng = crate::test_rng::XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut paths: Vec<String> = ALL.iter().map(|op| op.path.to_string()).collect();
+        for _ in 0..3000 {
+            let n = 1 + rng.below(6);
+            let path: Vec<&str> = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+            paths.push(format!("/{}", path.join("/")));
+        }
+        for op in ALL {
+            let concrete = op
+                .path
+                .replace("{model_slug}", "o/m")
+                .replace('{', "p")
+                .replace('}', "");
+            paths.push(concrete);
+        }
+        for path in &paths {
+            for op in ALL {
+                for method in ["POST", "get"] {
+                    assert_eq!(
+                        op.matches(method, path),
+                        matches_plainly(op, method, path),
+                        "{} {method} {path}",
+                        op.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_bytes_refused_in_a_path_are_its_whitespace_and_control_characters() {
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            let refused = c.is_whitespace() || c.is_control() || c == '#';
+            assert_eq!(
+                check_raw_path(&format!("/v1/a{c}b")).is_err(),
+                refused,
+                "{b:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn dot_segments_agree_with_their_plain_definition() {
+        let alphabet = [".", "%", "2", "e", "E", "%2e", "%2E", "a", "%2"];
+        let mut rng = crate::test_rng::XorShift(0x2545_f491_4f6c_dd1d);
+        for _ in 0..20_000 {
+            let segment: String = (0..rng.below(5))
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+            assert_eq!(
+                is_dot_segment(&segment),
+                decoded == "." || decoded == "..",
+                "{segment:?}"
+            );
         }
     }
 

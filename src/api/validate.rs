@@ -128,29 +128,13 @@ pub(crate) fn check_node_except(
 ) -> Result<(), Error> {
     let mut trail = Vec::new();
     let mut empty_container: Option<&str> = None;
+    // The last rule's top-level member, and whether the body lacks it (or holds
+    // null): rules come in runs on one member, looked up once per run.
+    let mut member: Option<(&str, bool)> = None;
     for r in rules {
-        let top = &r.field[..r
-            .field
-            .bytes()
-            .position(|b| b == b'.' || b == b'[')
-            .unwrap_or(r.field.len())];
-        if !set.is_empty() && top == set {
-            continue;
-        }
-        // Most rules are about fields a request leaves out: under an absent (or
-        // null) top-level member a rule visits nothing, and on it only a presence
-        // rule can fail. Skipping them here is what `walk` would conclude.
-        if body.get(top).is_none_or(Node::is_null)
-            && (top.len() != r.field.len() || !r.check.is_presence())
-        {
-            continue;
-        }
+        // Each test below only skips a rule, so their order is free: the cheapest first.
         // Rules come in runs under one container (`messages[].content[]`); once a
         // walk showed a container holds no node, the rules below it visit nothing.
-        let (container, last) = match r.field.bytes().rposition(|b| b == b'.') {
-            Some(dot) => (&r.field[..dot], &r.field[dot + 1..]),
-            None => ("", r.field),
-        };
         if let Some(empty) = empty_container {
             if r.field.len() > empty.len()
                 && r.field.starts_with(empty)
@@ -158,6 +142,34 @@ pub(crate) fn check_node_except(
             {
                 continue;
             }
+        }
+        let (top, absent) = match member {
+            Some((top, absent))
+                if r.field.starts_with(top)
+                    && matches!(r.field.as_bytes().get(top.len()), None | Some(b'.' | b'[')) =>
+            {
+                (top, absent)
+            }
+            _ => {
+                let end = r
+                    .field
+                    .bytes()
+                    .position(|b| b == b'.' || b == b'[')
+                    .unwrap_or(r.field.len());
+                let top = &r.field[..end];
+                let absent = body.get(top).is_none_or(Node::is_null);
+                member = Some((top, absent));
+                (top, absent)
+            }
+        };
+        if !set.is_empty() && top == set {
+            continue;
+        }
+        // Most rules are about fields a request leaves out: under an absent (or
+        // null) top-level member a rule visits nothing, and on it only a presence
+        // rule can fail. Skipping them here is what `walk` would conclude.
+        if absent && (top.len() != r.field.len() || !r.check.is_presence()) {
+            continue;
         }
         let mut failure = None;
         let mut visits = 0usize;
@@ -176,8 +188,13 @@ pub(crate) fn check_node_except(
         }
         // A last field that is not `[]` is visited once per node of its container
         // (absent or not), so no visit means the container holds no node.
-        if visits == 0 && !container.is_empty() && !last.ends_with("[]") {
-            empty_container = Some(container);
+        if visits == 0 {
+            if let Some(dot) = r.field.bytes().rposition(|b| b == b'.').filter(|&d| d > 0) {
+                let (container, last) = (&r.field[..dot], &r.field[dot + 1..]);
+                if !last.ends_with("[]") {
+                    empty_container = Some(container);
+                }
+            }
         }
     }
     Ok(())

@@ -1,13 +1,12 @@
 //! Idempotency keys: one per call, the same on each of its retries, so a
 //! gateway can tell a retry from a new (billable) request.
 
-use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// A fresh key, `gw-` and 32 hex digits. Unique, not secret: time, process,
-/// a counter and an address mixed through splitmix64.
-pub(crate) fn new_key() -> String {
+/// A fresh key, `gw-` and 32 hex digits, as the bytes of its header value. Unique,
+/// not secret: time, process, a counter and an address mixed through splitmix64.
+pub(crate) fn new_key_bytes() -> [u8; 35] {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -17,8 +16,12 @@ pub(crate) fn new_key() -> String {
     let local = &count as *const u64 as u64;
     let a = mix(nanos ^ (u64::from(crate::net::pid::current()) << 32));
     let b = mix(count.wrapping_add(local).wrapping_add(a));
-    let mut key = String::with_capacity(35);
-    let _ = write!(key, "gw-{a:016x}{b:016x}");
+    let mut key = *b"gw-00000000000000000000000000000000";
+    for (i, digit) in key[3..].iter_mut().enumerate() {
+        let word = if i < 16 { a } else { b };
+        let nibble = (word >> (60 - 4 * (i % 16))) & 0xf;
+        *digit = b"0123456789abcdef"[nibble as usize];
+    }
     key
 }
 
@@ -32,6 +35,22 @@ fn mix(mut x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn new_key() -> String {
+        String::from_utf8(new_key_bytes().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn keys_spell_their_two_words_in_hex() {
+        let key = new_key();
+        let (a, b) = (&key[3..19], &key[19..]);
+        let again = format!(
+            "gw-{:016x}{:016x}",
+            u64::from_str_radix(a, 16).unwrap(),
+            u64::from_str_radix(b, 16).unwrap()
+        );
+        assert_eq!(key, again);
+    }
 
     #[test]
     fn keys_are_distinct_and_header_safe() {

@@ -6,14 +6,22 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
+/// The headers that may carry the request id, in the order they are looked for
+/// (names made once: a lookup by text would parse the name each time).
+static REQUEST_ID_NAMES: [HeaderName; 3] = [
+    HeaderName::from_static("x-request-id"),
+    HeaderName::from_static("request-id"),
+    HeaderName::from_static("openai-request-id"),
+];
+
 /// The answer that ended a call (success, or failure with an HTTP answer).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResponseMeta {
     pub status: u16,
     /// `x-request-id` (or `request-id`) when the gateway sent one.
     pub request_id: Option<String>,
-    /// The answer's headers as they came: copied per call, put in order only
-    /// when someone asks (`headers`), since most callers never do.
+    /// The answer's headers as they came (the exchange's own map, moved here),
+    /// put in order only when someone asks (`headers`), since most callers never do.
     raw_headers: HeaderMap,
     /// Attempts the call made, retries included.
     pub attempts: u32,
@@ -27,16 +35,16 @@ impl ResponseMeta {
     /// the URL, in any case: a server may echo it in a header.
     pub(crate) fn read(
         status: u16,
-        headers: &HeaderMap,
+        headers: HeaderMap,
         attempts: u32,
         elapsed_ms: u64,
         url: &str,
         secret: &str,
     ) -> ResponseMeta {
         let raw_headers = redacted_headers(headers, secret);
-        let request_id = ["x-request-id", "request-id", "openai-request-id"]
+        let request_id = REQUEST_ID_NAMES
             .iter()
-            .find_map(|k| joined(&raw_headers, *k));
+            .find_map(|k| joined(&raw_headers, k));
         ResponseMeta {
             status,
             request_id,
@@ -55,6 +63,51 @@ impl ResponseMeta {
             .collect()
     }
 
+    /// `to_json()` as text, byte for byte, written straight from the metadata
+    /// (no JSON value, no ordered map of copies): `gw_client_last_response`.
+    pub(crate) fn to_json_text(&self) -> String {
+        let mut out = Vec::with_capacity(160 + 48 * self.raw_headers.keys_len() + self.url.len());
+        let string = |out: &mut Vec<u8>, text: &str| {
+            serde_json::to_writer(out, text).expect("a string is written to memory")
+        };
+        let number = |out: &mut Vec<u8>, n: u64| {
+            serde_json::to_writer(out, &n).expect("a number is written to memory")
+        };
+        out.extend_from_slice(b"{\"status\":");
+        number(&mut out, u64::from(self.status));
+        out.extend_from_slice(b",\"request_id\":");
+        match &self.request_id {
+            Some(id) => string(&mut out, id),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"headers\":{");
+        let mut names: Vec<&HeaderName> = self.raw_headers.keys().collect();
+        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        for (i, name) in names.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(&mut out, name.as_str());
+            out.push(b':');
+            let mut values = self.raw_headers.get_all(name).iter();
+            match (values.next(), values.next()) {
+                (Some(one), None) => string(&mut out, &String::from_utf8_lossy(one.as_bytes())),
+                _ => string(
+                    &mut out,
+                    &joined(&self.raw_headers, name).unwrap_or_default(),
+                ),
+            }
+        }
+        out.extend_from_slice(b"},\"attempts\":");
+        number(&mut out, u64::from(self.attempts));
+        out.extend_from_slice(b",\"elapsed_ms\":");
+        number(&mut out, self.elapsed_ms);
+        out.extend_from_slice(b",\"url\":");
+        string(&mut out, &self.url);
+        out.push(b'}');
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "status": self.status,
@@ -67,19 +120,25 @@ impl ResponseMeta {
     }
 }
 
-/// `headers` with `secret` taken out of every name and value (copied as they are
-/// when none holds it, the common case). A name keeps its place with the key's
+/// `headers` with `secret` taken out of every name and value (given back as they
+/// are when none holds it, the common case). A name keeps its place with the key's
 /// spelling replaced by `redacted` (a header name cannot hold `[REDACTED]`).
-fn redacted_headers(headers: &HeaderMap, secret: &str) -> HeaderMap {
-    let holds = |bytes: &[u8]| crate::redact::holds(&String::from_utf8_lossy(bytes), secret);
+fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
+    // A first look on the raw bytes (no UTF-8 check, no copy): an API key is ASCII
+    // (it must make a valid header), so bytes it rules out do not hold the key.
+    let screen = crate::redact::Screen::new(secret);
+    let holds = |bytes: &[u8]| {
+        (!secret.is_ascii() || screen.may_hold(bytes))
+            && crate::redact::holds(&String::from_utf8_lossy(bytes), secret)
+    };
     if !headers
         .iter()
         .any(|(n, v)| holds(n.as_str().as_bytes()) || holds(v.as_bytes()))
     {
-        return headers.clone();
+        return headers;
     }
     let mut out = HeaderMap::with_capacity(headers.len());
-    for (name, value) in headers {
+    for (name, value) in &headers {
         let name = if holds(name.as_str().as_bytes()) {
             let text = crate::redact::text(name.as_str().to_string(), secret);
             HeaderName::from_bytes(text.replace("[REDACTED]", "redacted").as_bytes())
@@ -113,4 +172,53 @@ fn joined<K: ureq::http::header::AsHeaderName>(headers: &HeaderMap, name: K) -> 
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(headers: &[(&str, &[u8])], request_id: bool, secret: &str) -> ResponseMeta {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.append(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_bytes(value).unwrap(),
+            );
+        }
+        if request_id {
+            map.append("x-request-id", HeaderValue::from_static("req_1"));
+        }
+        let url = "https://gw.example/v1/chat/completions?a=\"b\"&c=\u{e9}";
+        ResponseMeta::read(429, map, 3, 812, url, secret)
+    }
+
+    #[test]
+    fn the_json_text_is_the_json_value_written_out() {
+        let cases = [
+            meta(&[], false, "sk-1"),
+            meta(&[], true, "sk-1"),
+            meta(
+                &[
+                    ("content-type", b"application/json"),
+                    ("x-b", b"1"),
+                    ("x-a", b"tab\there \"quoted\" back\\slash"),
+                    ("x-b", b"2"),
+                    ("x-latin", b"caf\xe9 \xff"),
+                    ("x-echo", b"key sk-1 and SK-1 and sk%2d1"),
+                    ("x-sk-1-name", b"v"),
+                    ("date", b"Fri, 27 Nov 2026 20:34:47 GMT"),
+                ],
+                true,
+                "sk-1",
+            ),
+        ];
+        for m in &cases {
+            assert_eq!(m.to_json_text(), m.to_json().to_string());
+        }
+        assert!(!cases[2]
+            .to_json_text()
+            .to_ascii_lowercase()
+            .contains("sk-1"));
+    }
 }

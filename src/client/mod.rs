@@ -52,15 +52,17 @@ pub struct Client {
 
 #[doc(hidden)]
 pub struct ClientInner {
-    options: Options,
-    base: BaseUrl,
-    api_key: String,
+    /// Shared by handles derived without overrides of their own.
+    options: Arc<Options>,
+    /// These three too, unless an override brings its own.
+    base: Arc<BaseUrl>,
+    api_key: Arc<str>,
     /// `Bearer <api_key>`, made once (marked sensitive, so http never shows it);
     /// None when the key is not header-safe, which the call then reports.
     bearer: Option<HeaderValue>,
     agent: Agent,
     /// The User-Agent text (the agent sends it; other drivers are given it).
-    user_agent: String,
+    user_agent: Arc<str>,
     route: Route,
     extra_headers: Vec<(HeaderName, HeaderValue)>,
     idempotency_key: Option<HeaderValue>,
@@ -113,11 +115,11 @@ impl Client {
         let agent = build_agent(&options, &route)?;
         Ok(Client {
             inner: Arc::new(ClientInner {
-                user_agent: headers::user_agent(&options)?,
-                options,
-                base,
+                user_agent: headers::user_agent(&options)?.into(),
+                options: Arc::new(options),
+                base: Arc::new(base),
                 bearer: bearer_header(&api_key),
-                api_key,
+                api_key: api_key.into(),
                 agent,
                 route,
                 extra_headers,
@@ -133,29 +135,41 @@ impl Client {
     /// overrides and a cancel token and last response of its own. Cheap: no new
     /// pool, no thread.
     pub fn derive(&self, overrides: &CallOptions) -> Result<Client, Error> {
-        let mut options = self.options.clone();
-        let set = |slot: &mut u64, v: Option<u64>| {
+        // Shared with the base until an override changes them (then copied once).
+        let mut options = Arc::clone(&self.options);
+        let set = |options: &mut Arc<Options>, slot: fn(&mut Options) -> &mut u64, v| {
             if let Some(v) = v {
-                *slot = v;
+                *slot(Arc::make_mut(options)) = v;
             }
         };
-        set(&mut options.total_timeout_ms, overrides.total_timeout_ms);
-        set(&mut options.read_timeout_ms, overrides.read_timeout_ms);
         set(
-            &mut options.connect_timeout_ms,
+            &mut options,
+            |o| &mut o.total_timeout_ms,
+            overrides.total_timeout_ms,
+        );
+        set(
+            &mut options,
+            |o| &mut o.read_timeout_ms,
+            overrides.read_timeout_ms,
+        );
+        set(
+            &mut options,
+            |o| &mut o.connect_timeout_ms,
             overrides.connect_timeout_ms,
         );
         set(
-            &mut options.first_byte_timeout_ms,
+            &mut options,
+            |o| &mut o.first_byte_timeout_ms,
             overrides.first_byte_timeout_ms,
         );
         if let Some(n) = overrides.max_retries {
-            options.max_retries = n;
+            Arc::make_mut(&mut options).max_retries = n;
         }
         if let Some(v) = overrides.validate {
-            options.validate = v;
+            Arc::make_mut(&mut options).validate = v;
         }
         if let Some(headers) = &overrides.headers {
+            let options = Arc::make_mut(&mut options);
             for (k, v) in headers {
                 // Same name in another case replaces the base's value.
                 options
@@ -172,19 +186,24 @@ impl Client {
                 let base = BaseUrl::parse(raw, options.allow_insecure_http)?;
                 self.route.check_usable(&base.origin)?;
                 self.route.check_plain_http(&base.origin)?;
-                options.base_url = Some(base.as_str().to_string());
-                base
+                Arc::make_mut(&mut options).base_url = Some(base.as_str().to_string());
+                Arc::new(base)
             }
         };
-        let api_key = match &overrides.api_key {
-            None => self.api_key.clone(),
+        // The base's key and its Authorization value, unless the call brings its own.
+        let (api_key, bearer) = match &overrides.api_key {
+            None => (self.api_key.clone(), self.bearer.clone()),
             Some(key) => {
                 check_api_key(key)?;
-                options.api_key = Some(key.clone());
-                key.clone()
+                Arc::make_mut(&mut options).api_key = Some(key.clone());
+                (Arc::from(key.as_str()), bearer_header(key))
             }
         };
-        let extra_headers = headers::parse_extra(&options)?;
+        // The base's headers were parsed when it was made: only new ones are parsed again.
+        let extra_headers = match overrides.headers {
+            None => self.extra_headers.clone(),
+            Some(_) => headers::parse_extra(&*options)?,
+        };
         let idempotency_key = match &overrides.idempotency_key {
             None => self.idempotency_key.clone(),
             Some(key) => Some(
@@ -203,7 +222,7 @@ impl Client {
             inner: Arc::new(ClientInner {
                 options,
                 base,
-                bearer: bearer_header(&api_key),
+                bearer,
                 api_key,
                 // One pool for every handle: ureq keys pooled connections by origin (and
                 // proxy), so another base_url's calls get connections of their own.
@@ -247,6 +266,16 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// `last_response` as `gw_client_last_response`'s JSON text (`null` when
+    /// none), written under the lock: no copy of the metadata.
+    pub(crate) fn last_response_json(&self) -> String {
+        self.last_response
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or_else(|| "null".to_string(), ResponseMeta::to_json_text)
     }
 
     pub fn options(&self) -> &Options {

@@ -232,7 +232,10 @@ impl BaseUrl {
 
     /// The full URL of an API path (which starts with `/`).
     pub fn join(&self, path: &str) -> String {
-        format!("{}{}", self.root, path)
+        let mut url = String::with_capacity(self.root.len() + path.len());
+        url.push_str(&self.root);
+        url.push_str(path);
+        url
     }
 
     pub fn as_str(&self) -> &str {

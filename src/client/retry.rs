@@ -9,7 +9,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use ureq::http::HeaderMap;
+use ureq::http::header::RETRY_AFTER;
+use ureq::http::{HeaderMap, HeaderName};
+
+/// A task's polling hint, looked up by a name made once (a lookup by text parses
+/// the name each time, and this one is looked for on every 2xx answer).
+static POLL_AFTER_MS: HeaderName = HeaderName::from_static("openai-poll-after-ms");
 
 /// Whether an HTTP status is worth retrying, before `x-should-retry` is read.
 pub fn status_is_retryable(status: u16) -> bool {
@@ -61,13 +66,13 @@ fn seconds(secs: f64) -> Option<Duration> {
 /// `openai-poll-after-ms`, else `Retry-After` (as for retries).
 pub fn poll_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let hinted = headers
-        .get("openai-poll-after-ms")
+        .get(&POLL_AFTER_MS)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_millis);
     hinted.or_else(|| {
         headers
-            .get("retry-after")
+            .get(RETRY_AFTER)
             .is_some()
             .then(|| server_delay(headers, now))
             .flatten()

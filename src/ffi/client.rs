@@ -216,9 +216,7 @@ pub unsafe extern "C" fn gw_client_last_response(
 ) -> c_int {
     call(out, || {
         let client = args::client(client)?;
-        Ok(client
-            .last_response()
-            .map_or_else(|| "null".to_string(), |m| m.to_json().to_string()))
+        Ok(client.last_response_json())
     })
 }
 

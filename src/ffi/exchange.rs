@@ -1,13 +1,13 @@
 //! The exchange in C: one call's protocol as a state machine that the caller's
 //! own I/O drives (an event loop, Go's net/http, URLSession).
 
-use std::ffi::{c_char, CString};
+use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::time::Duration;
 
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::api::ops;
+use crate::api::ops::{self, Method};
 use crate::client::exchange::{Exchange, Spec, Want};
 use crate::error::{
     Error, GW_CANCELLED, GW_INVALID_ARGUMENT, GW_NETWORK, GW_OK, GW_TIMEOUT, GW_WOULD_BLOCK,
@@ -93,12 +93,13 @@ pub struct gw_exchange {
     events: EventBuffers,
 }
 
-/// The C strings and arrays a `gw_request_view` points into.
+/// The texts and arrays a `gw_request_view` points into.
 #[derive(Default)]
 struct ViewBuffers {
-    method: CString,
-    url: CString,
-    texts: Vec<CString>,
+    /// Every text of the view but the method, one after another, each
+    /// NUL-terminated: the URL, then each header's name and value (User-Agent
+    /// last). One buffer, not a C string each.
+    texts: Vec<u8>,
     headers: Vec<gw_header>,
     body: Vec<gw_bytes>,
 }
@@ -321,35 +322,67 @@ pub unsafe extern "C" fn gw_exchange_request(
 impl ViewBuffers {
     fn fill(&mut self, exchange: &Exchange<'static>) -> gw_request_view {
         let request = exchange.request().expect("a request was just started");
-        self.method = args::c_string(request.method.as_str());
-        self.url = args::c_string(&request.url);
-        self.texts.clear();
-        for (name, value) in &request.head {
-            self.texts.push(args::c_string(name.as_str()));
-            self.texts
-                .push(args::c_string(&String::from_utf8_lossy(value.as_bytes())));
+        let user_agent = exchange.user_agent();
+        let texts = &mut self.texts;
+        texts.clear();
+        let size = request.url.len()
+            + "user-agent".len()
+            + user_agent.len()
+            + 3
+            + request
+                .head
+                .iter()
+                .map(|(name, value)| name.as_str().len() + value.len() + 2)
+                .sum::<usize>();
+        texts.reserve(size);
+        // The URL as args::c_string makes it: an interior NUL becomes a space.
+        texts.extend_from_slice(request.url.as_bytes());
+        if memchr::memchr(0, texts).is_some() {
+            texts
+                .iter_mut()
+                .filter(|b| **b == 0)
+                .for_each(|b| *b = b' ');
         }
-        self.texts.push(args::c_string("user-agent"));
-        self.texts.push(args::c_string(exchange.user_agent()));
-        self.headers = self
-            .texts
-            .chunks(2)
-            .map(|pair| gw_header {
-                name: pair[0].as_ptr(),
-                value: pair[1].as_ptr(),
-            })
-            .collect();
-        self.body = exchange
-            .body()
-            .iter()
-            .map(|piece| gw_bytes {
+        texts.push(0);
+        // Header names and values (the User-Agent too) hold no NUL: http refuses
+        // control characters in them.
+        let mut push = |text: &[u8]| {
+            texts.extend_from_slice(text);
+            texts.push(0);
+        };
+        for (name, value) in &request.head {
+            push(name.as_str().as_bytes());
+            push(String::from_utf8_lossy(value.as_bytes()).as_bytes());
+        }
+        push(b"user-agent");
+        push(user_agent.as_bytes());
+        // Every text is in (the buffer moves no more): each starts after a NUL.
+        let base = self.texts.as_ptr().cast::<c_char>();
+        let mut starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(0, &self.texts).map(|end| end + 1))
+            .map(|start| base.wrapping_add(start));
+        let url = starts.next().unwrap_or(base);
+        self.headers.clear();
+        self.headers.reserve(request.head.len() + 1);
+        for _ in 0..=request.head.len() {
+            let (Some(name), Some(value)) = (starts.next(), starts.next()) else {
+                break;
+            };
+            self.headers.push(gw_header { name, value });
+        }
+        self.body.clear();
+        self.body
+            .extend(exchange.body().iter().map(|piece| gw_bytes {
                 data: piece.as_ptr(),
                 len: piece.len(),
-            })
-            .collect();
+            }));
+        let method = match request.method {
+            Method::Get => c"GET",
+            Method::Post => c"POST",
+        };
         gw_request_view {
-            method: self.method.as_ptr(),
-            url: self.url.as_ptr(),
+            method: method.as_ptr(),
+            url,
             headers: self.headers.as_ptr(),
             header_count: self.headers.len(),
             body: self.body.as_ptr(),

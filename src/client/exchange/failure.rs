@@ -169,7 +169,7 @@ impl Exchange<'_> {
     }
 
     #[inline(never)]
-    pub(super) fn record(&self, status: u16, headers: &HeaderMap) {
+    pub(super) fn record(&self, status: u16, headers: HeaderMap) {
         let meta = ResponseMeta::read(
             status,
             headers,

@@ -47,8 +47,10 @@ impl Exchange<'_> {
         self.end_watch(Ok((status, &headers)));
         if (200..300).contains(&status) {
             self.tally.poll_after = retry::poll_after(&headers, SystemTime::now());
-            self.record(status, &headers);
-            self.state = self.answer_state(&headers);
+            let state = self.answer_state(&headers);
+            // The map itself goes into the metadata: no copy of it per call.
+            self.record(status, headers);
+            self.state = state;
             return Ok(());
         }
         let attempt = self.tally.attempts - 1;
@@ -65,13 +67,10 @@ impl Exchange<'_> {
             self.retry_in(delay, &format!("HTTP {status}"), attempt);
             return Ok(());
         }
-        self.record(status, &headers);
+        let expected = content_length(&headers);
+        self.record(status, headers);
         let limit = MAX_ERROR_BODY.min(self.client.options().max_response_bytes);
-        self.state = State::Gather(Gathered::new(
-            Purpose::Failure { status },
-            limit,
-            content_length(&headers),
-        ));
+        self.state = State::Gather(Gathered::new(Purpose::Failure { status }, limit, expected));
         Ok(())
     }
 

@@ -47,7 +47,7 @@ pub(super) fn build(client: &Client, hop: &Hop<'_>) -> Result<Request, Error> {
     let invalid = |e: http::Error| Error::invalid(format!("request: {e}"));
     let value = |text: &str| HeaderValue::from_str(text).map_err(|e| invalid(e.into()));
     let mut head = HeaderMap::with_capacity(6 + client.extra_headers.len());
-    head.append(http::header::ACCEPT, value(hop.accept)?);
+    head.append(http::header::ACCEPT, known_value(hop.accept, value)?);
     if let Some(Auth::Bearer) = hop.auth {
         let bearer = match &client.bearer {
             Some(bearer) => bearer.clone(),
@@ -65,13 +65,29 @@ pub(super) fn build(client: &Client, hop: &Hop<'_>) -> Result<Request, Error> {
         }
     }
     if let Some(content_type) = hop.content_type {
-        head.append(http::header::CONTENT_TYPE, value(content_type)?);
+        head.append(
+            http::header::CONTENT_TYPE,
+            known_value(content_type, value)?,
+        );
     }
     Ok(Request {
         method: hop.method,
         url,
         head,
     })
+}
+
+/// The header value of `text`: gw's own media types without a copy, any other
+/// through `value`.
+fn known_value(
+    text: &str,
+    value: impl Fn(&str) -> Result<HeaderValue, Error>,
+) -> Result<HeaderValue, Error> {
+    match text {
+        "application/json" => Ok(HeaderValue::from_static("application/json")),
+        "text/event-stream" => Ok(HeaderValue::from_static("text/event-stream")),
+        other => value(other),
+    }
 }
 
 /// An absolute URL for a `Location` header, relative to the URL that answered.

@@ -195,7 +195,7 @@ impl Exchange<'_> {
                 self.tally.key = match &self.client.idempotency_key {
                     Some(key) => Some(key.clone()),
                     None if self.client.options().idempotency_keys => {
-                        HeaderValue::from_str(&crate::client::idempotency::new_key()).ok()
+                        HeaderValue::from_bytes(&crate::client::idempotency::new_key_bytes()).ok()
                     }
                     None => None,
                 };
