@@ -163,7 +163,7 @@ pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<
         return Err(Error::invalid("options: must be a JSON object"));
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(ObjectOnly(&mut de)).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         match path.as_str() {
@@ -175,6 +175,34 @@ pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<
     de.end()
         .map_err(|e| Error::invalid(format!("options: {e}")))?;
     Ok(value)
+}
+
+/// serde_json's deserializer reading options, which are a JSON object (`parse_named` checked
+/// the `{`): a struct is read as a map, exactly as serde_json reads an object for a struct, so
+/// the derived code that fills a struct from an array is never compiled into the library.
+struct ObjectOnly<'a, 'de>(&'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>);
+
+impl<'de> serde::Deserializer<'de> for ObjectOnly<'_, 'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+        serde::Deserializer::deserialize_any(self.0, v)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Self::Error> {
+        serde::Deserializer::deserialize_map(self.0, v)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
 }
 
 fn non_zero_ms(ms: u64) -> Option<Duration> {
