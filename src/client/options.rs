@@ -193,18 +193,23 @@ pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<
         return Err(Error::invalid("options: must be a JSON object"));
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let value = serde_path_to_error::deserialize(ObjectOnly(&mut de)).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        match path.as_str() {
-            "" | "." => Error::invalid(format!("options: {inner}")),
-            p => Error::invalid_param(p, format!("options: {p}: {inner}")),
-        }
-    })?;
+    let value = serde_path_to_error::deserialize(ObjectOnly(&mut de)).map_err(named_error)?;
     // Trailing text after the object is as wrong as a bad value.
     de.end()
         .map_err(|e| Error::invalid(format!("options: {e}")))?;
     Ok(value)
+}
+
+/// `parse_named`'s error, named by its option: one copy for every type parsed.
+#[cold]
+#[inline(never)]
+fn named_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    match path.as_str() {
+        "" | "." => Error::invalid(format!("options: {inner}")),
+        p => Error::invalid_param(p, format!("options: {p}: {inner}")),
+    }
 }
 
 /// serde_json's deserializer reading options, which are a JSON object (`parse_named` checked
