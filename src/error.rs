@@ -150,7 +150,7 @@ impl Error {
                     let (kind, code) = self.type_and_code();
                     fill_contract(&mut inner, &self.to_string(), kind, &code, status);
                     outer.insert("error".into(), Value::Object(inner));
-                    return Value::Object(outer).to_string();
+                    return crate::api::json_text(&Value::Object(outer));
                 }
             }
             Error::Stream {
@@ -164,7 +164,7 @@ impl Error {
                     _ => obj.clone(),
                 };
                 fill_contract(&mut inner, message, "stream_error", "stream", status);
-                return json!({ "error": inner }).to_string();
+                return crate::api::json_text(&json!({ "error": inner }));
             }
             _ => {}
         }
@@ -177,7 +177,7 @@ impl Error {
         if let Error::InvalidArgument { param: Some(p), .. } = self {
             inner.insert("param".into(), p.as_str().into());
         }
-        json!({ "error": inner }).to_string()
+        crate::api::json_text(&json!({ "error": inner }))
     }
 
     /// Replaces every occurrence of `secret` with `[REDACTED]`: in messages as

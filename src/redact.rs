@@ -78,7 +78,9 @@ fn json_strings(s: String, secret: &str) -> String {
             };
             if holds(&decoded, secret) {
                 out.push_str(&s[copied..open]);
-                out.push_str(&Value::String(text(decoded, secret)).to_string());
+                out.push_str(&crate::api::json_text(&Value::String(text(
+                    decoded, secret,
+                ))));
                 copied = end;
             }
         }

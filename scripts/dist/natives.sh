@@ -106,9 +106,11 @@ fi
 # Issue 26 asked for <= 2.5 MB (2,500,000 bytes): x86_64 2,471,232, aarch64 2,082,416 then.
 # The exchange (issue 40: its state machine and the gw_exchange_* C ABI) took x86_64 to
 # 2,526,168 bytes (+38 KB net of the blocking code it replaced, after marking its cold paths
-# not to inline): the cap is 2.55 MB until a trim brings it back under 2.5 MB. This cap
-# still catches what it is for, a dependency or a feature pulled in unnoticed.
-so_max=2550000
+# not to inline) and the per-call work to 2,536,920; the cap was 2.55 MB until a trim (branch
+# trim: a Value's text through serde_json::to_string, one ureq request path for every body,
+# options read as an object into their defaults) took it to 2,491,640 bytes. The cap catches
+# what it is for: a dependency or a feature pulled in unnoticed.
+so_max=2500000
 [ "$so_size" -le "$so_max" ] || { say "libgw.so is $so_size bytes, over $so_max"; fail=1; }
 [ "$a_size" -le 10485760 ] || { say "libgw.a is over 10 MB"; fail=1; }
 # The archive keeps its function symbols (the .so is stripped): no function mixes AVX and

@@ -9,3 +9,10 @@ pub(crate) mod raw_json;
 pub(crate) mod rules;
 pub(crate) mod utf8_check;
 pub mod validate;
+
+/// A value's compact JSON text, the same as `Value::to_string`, written by serde_json's byte
+/// writer: the library then holds no second copy of the serializer (compact and pretty) behind
+/// `Value`'s `Display` (about 10 KB). A `Value` always serializes (its keys are strings).
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}

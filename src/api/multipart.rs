@@ -97,7 +97,7 @@ impl<'a> Form<'a> {
             .map(|(name, value)| {
                 let text = match value {
                     Value::String(s) => Cow::Borrowed(s.as_str()),
-                    other => Cow::Owned(other.to_string()),
+                    other => Cow::Owned(crate::api::json_text(other)),
                 };
                 (name, text)
             })

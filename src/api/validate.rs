@@ -96,7 +96,7 @@ pub fn check(rules: &[Rule], body: &Value) -> Result<(), Error> {
 
 /// `check`, telling `note` of the values of open sets gw does not know.
 pub(crate) fn check_noting(rules: &[Rule], body: &Value, note: Note<'_>) -> Result<(), Error> {
-    let text = body.to_string();
+    let text = crate::api::json_text(body);
     match JsonText::parse(&text) {
         Ok(parsed) => check_node_except(rules, parsed.root(), "", note),
         Err(Unscanned::Invalid(e)) => Err(Error::Internal(format!("body: {e}"))),
@@ -282,7 +282,7 @@ fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
     if !crate::log::enabled(crate::log::Level::Debug) {
         return;
     }
-    let Some(shown) = value.map(|v| v.to_value().to_string()) else {
+    let Some(shown) = value.map(|v| crate::api::json_text(&v.to_value())) else {
         return;
     };
     let shown = match shown.char_indices().nth(64) {
@@ -317,7 +317,7 @@ fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<Se
             None => Err(format!(
                 "must be a string, e.g. one of {} (got {})",
                 known.join(", "),
-                v.to_value()
+                crate::api::json_text(&v.to_value())
             )),
         },
         Check::SizeOrAuto => match v.as_str() {
@@ -329,7 +329,7 @@ fn apply(check: Check, value: Option<&Node<'_>>, holder: &Node<'_>) -> Result<Se
             }
             _ => Err(format!(
                 "must be <width>x<height> or auto, e.g. 1024x1024 (got {})",
-                v.to_value()
+                crate::api::json_text(&v.to_value())
             )),
         },
         _ => apply_closed(check, v).map(|()| Seen::Known),
@@ -380,14 +380,14 @@ fn apply_closed(check: Check, v: &Node<'_>) -> Result<(), String> {
             _ => Err(format!(
                 "must be one of {} (got {})",
                 allowed.join(", "),
-                v.to_value()
+                crate::api::json_text(&v.to_value())
             )),
         },
         Check::Size => match v.as_str().as_deref().and_then(parse_size) {
             Some(_) => Ok(()),
             None => Err(format!(
                 "must be <width>x<height>, e.g. 1024x1024 (got {})",
-                v.to_value()
+                crate::api::json_text(&v.to_value())
             )),
         },
         Check::VideoDataUri { max_bytes } => check_video_uri(v.as_str(), max_bytes),

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use ureq::http::{self, HeaderValue};
-use ureq::{Body, BodyReader as UreqBodyReader};
+use ureq::{AsSendBody, Body, BodyReader as UreqBodyReader};
 
 use crate::client::exchange::{Exchange, Request, Want};
 use crate::client::Client;
@@ -153,9 +153,11 @@ fn run_request(
         .map_err(|e| ureq::Error::BadUri(e.to_string()))?;
     *parts.headers_mut() = head;
     match pieces {
-        [] => client.run_request(parts, remaining),
+        [] => client.run_request(parts.map(|()| ureq::SendBody::none()), remaining),
         [bytes] if bytes.len() < DIRECT_MIN => {
-            client.run_request(parts.map(|()| *bytes), remaining)
+            // What ureq makes of a `&[u8]` body: the bytes and their length.
+            let mut bytes: &[u8] = bytes;
+            client.run_request(parts.map(|()| bytes.as_body()), remaining)
         }
         pieces => {
             // Written to the socket from where the pieces are (net/direct_body.rs),

@@ -43,10 +43,11 @@ impl Client {
         )
     }
 
-    /// Runs one request with the call's timeouts.
+    /// Runs one request with the call's timeouts. The body is a `SendBody` whatever its
+    /// source, so ureq's request code is compiled once, not once per body type.
     pub(crate) fn run_request(
         &self,
-        request: http::Request<impl ureq::AsSendBody>,
+        request: http::Request<ureq::SendBody<'_>>,
         remaining: Option<Duration>,
     ) -> Result<Response<Body>, ureq::Error> {
         let request = self

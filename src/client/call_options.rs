@@ -3,14 +3,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Deserialize;
-
 use crate::error::Error;
 
 /// What a handle derived for one call may change; everything else is the base's.
 /// Unknown keys are refused, as for client options.
-#[derive(Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Default)]
 pub struct CallOptions {
     pub total_timeout_ms: Option<u64>,
     pub read_timeout_ms: Option<u64>,
@@ -30,6 +27,26 @@ pub struct CallOptions {
     /// origin reuses the client's pooled connections; another one gets its own.
     pub base_url: Option<String>,
 }
+
+// As `#[derive(Deserialize)]` with `#[serde(deny_unknown_fields)]` (see the macro).
+crate::client::options::options_deserialize!(
+    CallOptions,
+    "struct CallOptions",
+    CallOptions::default(),
+    refuse,
+    [
+        total_timeout_ms,
+        read_timeout_ms,
+        connect_timeout_ms,
+        first_byte_timeout_ms,
+        max_retries,
+        headers,
+        idempotency_key,
+        validate,
+        api_key,
+        base_url,
+    ]
+);
 
 // Written by hand so that a per-call key never reaches a Debug print.
 impl fmt::Debug for CallOptions {

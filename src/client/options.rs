@@ -5,8 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use serde::Deserialize;
-
 use crate::error::Error;
 use crate::net::origin::Origin;
 use crate::net::Settings;
@@ -15,8 +13,7 @@ use crate::net::Settings;
 ///
 /// Unknown keys are refused so that a typo (`"timout_ms"`) is an error, not a
 /// silently ignored setting.
-#[derive(Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone)]
 pub struct Options {
     /// Gateway address; falls back to `GW_BASE_URL`.
     pub base_url: Option<String>,
@@ -67,6 +64,39 @@ pub struct Options {
     /// trust store; needs the cargo feature `platform-verifier`).
     pub tls_verifier: Option<String>,
 }
+
+// As `#[derive(Deserialize)]` with `#[serde(deny_unknown_fields, default)]` (see the macro).
+options_deserialize!(
+    Options,
+    "struct Options",
+    Options::default(),
+    keep,
+    [
+        base_url,
+        api_key,
+        connect_timeout_ms,
+        read_timeout_ms,
+        total_timeout_ms,
+        max_retries,
+        retry_base_delay_ms,
+        retry_max_delay_ms,
+        retry_after_cap_ms,
+        proxy,
+        headers,
+        validate,
+        allow_insecure_http,
+        max_response_bytes,
+        max_line_bytes,
+        max_event_bytes,
+        first_byte_timeout_ms,
+        idempotency_keys,
+        user_agent,
+        max_idle_connections,
+        ca_file,
+        ca_pem,
+        tls_verifier,
+    ]
+);
 
 impl Default for Options {
     fn default() -> Self {
@@ -163,18 +193,51 @@ pub(crate) fn parse_named<T: serde::de::DeserializeOwned>(json: &str) -> Result<
         return Err(Error::invalid("options: must be a JSON object"));
     }
     let mut de = serde_json::Deserializer::from_str(json);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        match path.as_str() {
-            "" | "." => Error::invalid(format!("options: {inner}")),
-            p => Error::invalid_param(p, format!("options: {p}: {inner}")),
-        }
-    })?;
+    let value = serde_path_to_error::deserialize(ObjectOnly(&mut de)).map_err(named_error)?;
     // Trailing text after the object is as wrong as a bad value.
     de.end()
         .map_err(|e| Error::invalid(format!("options: {e}")))?;
     Ok(value)
+}
+
+/// `parse_named`'s error, named by its option: one copy for every type parsed.
+#[cold]
+#[inline(never)]
+fn named_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    match path.as_str() {
+        "" | "." => Error::invalid(format!("options: {inner}")),
+        p => Error::invalid_param(p, format!("options: {p}: {inner}")),
+    }
+}
+
+/// serde_json's deserializer reading options, which are a JSON object (`parse_named` checked
+/// the `{`): a struct is read as a map, exactly as serde_json reads an object for a struct, so
+/// the derived code that fills a struct from an array is never compiled into the library.
+struct ObjectOnly<'a, 'de>(&'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>);
+
+impl<'de> serde::Deserializer<'de> for ObjectOnly<'_, 'de> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+        serde::Deserializer::deserialize_any(self.0, v)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Self::Error> {
+        serde::Deserializer::deserialize_map(self.0, v)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
 }
 
 fn non_zero_ms(ms: u64) -> Option<Duration> {
@@ -296,6 +359,108 @@ impl Settings for Options {
     }
 }
 
+/// `Deserialize` for an options struct, reading what `#[derive(Deserialize)]` with
+/// `#[serde(deny_unknown_fields)]` reads (the same keys, errors and error paths; a sequence
+/// fills the fields by position), but each value is written into a struct that starts as
+/// `start` as it is read, rather than held apart until the end: the derived code's partial
+/// drops and final assembly, large for twenty-odd fields, are not compiled. `short` is what a
+/// sequence that ends early gives: `keep` (the start's value stays, as with
+/// `#[serde(default)]`) or `refuse` (an invalid-length error).
+macro_rules! options_deserialize {
+    ($ty:ident, $expecting:literal, $start:expr, $short:ident, [$($field:ident),+ $(,)?]) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                use serde::de::{Error as _, MapAccess, SeqAccess, Unexpected, Visitor};
+                #[allow(non_camel_case_types)]
+                #[derive(Clone, Copy)]
+                enum Field {
+                    $($field),+
+                }
+                const FIELDS: &[&str] = &[$(stringify!($field)),+];
+                const ALL: &[Field] = &[$(Field::$field),+];
+
+                struct Key(Field);
+                struct KeyVisitor;
+                impl<'de> Visitor<'de> for KeyVisitor {
+                    type Value = Key;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("field identifier")
+                    }
+                    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Key, E> {
+                        match usize::try_from(v).ok().and_then(|i| ALL.get(i)) {
+                            Some(&field) => Ok(Key(field)),
+                            None => Err(E::invalid_value(
+                                Unexpected::Unsigned(v),
+                                &format!("field index 0 <= i < {}", ALL.len()).as_str(),
+                            )),
+                        }
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
+                        match FIELDS.iter().position(|f| *f == v) {
+                            Some(i) => Ok(Key(ALL[i])),
+                            None => Err(E::unknown_field(v, FIELDS)),
+                        }
+                    }
+                    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Key, E> {
+                        match FIELDS.iter().position(|f| f.as_bytes() == v) {
+                            Some(i) => Ok(Key(ALL[i])),
+                            None => Err(E::unknown_field(&String::from_utf8_lossy(v), FIELDS)),
+                        }
+                    }
+                }
+                impl<'de> serde::Deserialize<'de> for Key {
+                    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+                        d.deserialize_identifier(KeyVisitor)
+                    }
+                }
+
+                struct StructVisitor;
+                impl<'de> Visitor<'de> for StructVisitor {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<$ty, A::Error> {
+                        let mut out: $ty = $start;
+                        let mut at = 0usize;
+                        $(
+                            match seq.next_element()? {
+                                Some(v) => out.$field = v,
+                                None => $crate::client::options::options_deserialize!(@$short at, $expecting),
+                            }
+                            at += 1;
+                        )+
+                        let _ = at;
+                        Ok(out)
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
+                        let mut out: $ty = $start;
+                        let mut seen = [false; FIELDS.len()];
+                        while let Some(Key(field)) = map.next_key()? {
+                            if std::mem::replace(&mut seen[field as usize], true) {
+                                return Err(A::Error::duplicate_field(FIELDS[field as usize]));
+                            }
+                            match field {
+                                $(Field::$field => out.$field = map.next_value()?,)+
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_struct(stringify!($ty), FIELDS, StructVisitor)
+            }
+        }
+    };
+    (@keep $at:ident, $expecting:literal) => {{}};
+    (@refuse $at:ident, $expecting:literal) => {
+        return Err(serde::de::Error::invalid_length(
+            $at,
+            &format!("{} with {} elements", $expecting, FIELDS.len()).as_str(),
+        ))
+    };
+}
+pub(crate) use options_deserialize;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,6 +559,32 @@ mod tests {
     fn unknown_option_is_refused() {
         let e = Options::from_json(r#"{"timout_ms": 5}"#).unwrap_err();
         assert!(e.to_string().contains("timout_ms"), "{e}");
+    }
+
+    #[test]
+    fn texts_are_serde_derives() {
+        // What `#[derive(Deserialize)]` said before options_deserialize! (the same texts).
+        let e = Options::from_json(r#"{"max_retries": 1, "max_retries": 2}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "options: duplicate field `max_retries` at line 1 column 32"
+        );
+        let e = crate::CallOptions::from_json(r#"{"timout_ms": 5}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "options: timout_ms: unknown field `timout_ms`, expected one of `total_timeout_ms`, \
+             `read_timeout_ms`, `connect_timeout_ms`, `first_byte_timeout_ms`, `max_retries`, \
+             `headers`, `idempotency_key`, `validate`, `api_key`, `base_url` at line 1 column 12"
+        );
+        // serde's own entry points still fill a struct from an array, by position.
+        let o: Options = serde_json::from_str(r#"["http://a", "k", 5]"#).unwrap();
+        assert_eq!(o.connect_timeout_ms, 5);
+        assert_eq!(o.read_timeout_ms, 60_000);
+        let e = serde_json::from_str::<crate::CallOptions>("[1]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid length 1, expected struct CallOptions with 10 elements at line 1 column 3"
+        );
     }
 
     #[test]

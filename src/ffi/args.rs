@@ -73,7 +73,7 @@ pub(crate) unsafe fn json_object<'a>(
             ))
         }
         Err(Unscanned::Valid(v)) => {
-            *spare = v.to_string();
+            *spare = crate::api::json_text(&v);
             let spare: &'a String = spare;
             JsonText::parse(spare).map_err(|_| {
                 Error::Internal(format!("{name}: the JSON text could not be scanned"))

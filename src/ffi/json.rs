@@ -163,7 +163,7 @@ pub(crate) fn value_at<'a>(doc: &'a Value, steps: &[String]) -> Option<&'a Value
 fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => crate::api::json_text(other),
     }
 }
 

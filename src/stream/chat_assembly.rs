@@ -334,7 +334,7 @@ impl ChatAssembler {
         if let Some(u) = usage {
             out.insert("usage".into(), u);
         }
-        Value::Object(out).to_string()
+        crate::api::json_text(&Value::Object(out))
     }
 }
 

@@ -362,7 +362,7 @@ impl<R: BufRead> StreamDriver<R> {
             self.scan.texts.add(0, &delta);
         }
         if let Some(response) = done {
-            self.final_object = Some(response.to_string());
+            self.final_object = Some(crate::api::json_text(&response));
             self.ended = true;
         }
         self.name = name;
