@@ -911,13 +911,15 @@ void gw_exchange_free(struct gw_exchange *GW_NULLABLE ex);
  * `GW_WANT_SEND` and its `GW_WANT_RECEIVE`s (its retries and redirects
  * included: do not retry in the driver); when a poll's record is in, one
  * `GW_WANT_EVENT` whose `event` is the task's status word and `data` the
- * whole record (what `gw_video_wait`'s progress callback sees; to stop, call
- * `gw_client_cancel` or free the exchange); then `GW_WANT_WAIT` for the
- * pause before the next poll, or `GW_WANT_DONE` at a terminal status.
+ * whole record (what `gw_video_wait`'s progress callback sees); then
+ * `GW_WANT_WAIT` for the pause before the next poll, or `GW_WANT_DONE` at a
+ * terminal status. To stop as a progress callback's non-zero return does,
+ * feed `GW_CANCELLED` (`gw_exchange_feed_error`) at the event or in the
+ * pause, or call `gw_client_cancel`; freeing the exchange abandons it.
  * `gw_exchange_finish` gives what `gw_video_wait` gives: `GW_OK` with the
  * final record; `GW_VENDOR` with the record when the task failed;
- * `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` after `gw_client_cancel`; or
- * the status of a failed poll.
+ * `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when stopped; or the status
+ * of a failed poll.
  *
  * Returns `GW_OK` with the exchange in `*out_exchange` and `*err_out` NULL,
  * or a failure status (a bad argument: nothing is to be sent) with

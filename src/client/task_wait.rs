@@ -341,7 +341,13 @@ impl TaskWait {
         self.polling("the end of a body")?.feed_end()
     }
 
+    /// A failure of the poll's transport; between polls, a driver's cancel
+    /// (`Error::Cancelled`, as a progress callback's stop) ends the wait.
     pub(crate) fn feed_error(&mut self, e: Error, request_sent: bool) -> Result<(), Error> {
+        if e == Error::Cancelled && matches!(self.stage, Stage::Record { .. } | Stage::Pause(_)) {
+            self.fail(e);
+            return Ok(());
+        }
         self.polling("a failure")?.feed_error(e, request_sent)
     }
 }
@@ -620,5 +626,18 @@ mod tests {
         c.cancel_token().cancel();
         assert_eq!(wait.step(), Want::Done);
         assert_eq!(wait.take_outcome(), Err(Error::Cancelled));
+    }
+
+    #[test]
+    fn a_drivers_cancel_between_polls_ends_the_wait() {
+        let c = client("");
+        let mut wait = TaskWait::new(&c, TaskFamily::VendorR, "t-1", &options(10, 0)).unwrap();
+        answer(&mut wait, 200, HeaderMap::new(), &record("RUNNING"));
+        assert_eq!(wait.step(), Want::Event);
+        assert!(wait.feed_error(Error::Network("x".into()), false).is_err());
+        wait.feed_error(Error::Cancelled, false).unwrap();
+        assert_eq!(wait.step(), Want::Done);
+        assert_eq!(wait.take_outcome(), Err(Error::Cancelled));
+        assert!(wait.feed_error(Error::Cancelled, false).is_err(), "over");
     }
 }
