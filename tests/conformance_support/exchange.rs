@@ -125,7 +125,10 @@ fn run(handle: *const gw_client, call: &Call) -> (i32, String, Vec<Seen>) {
     let method = c_text(&call.method);
     let path = c_text(&call.path);
     let body = call.body.as_deref().map(c_text);
-    let options = call.wait.as_ref().and_then(|(_, o)| o.as_deref().map(c_text));
+    let options = call
+        .wait
+        .as_ref()
+        .and_then(|(_, o)| o.as_deref().map(c_text));
     let mut ex: *mut gw_exchange = ptr::null_mut();
     let mut err: *mut c_char = ptr::null_mut();
     let status = unsafe {
