@@ -1320,7 +1320,9 @@ int gw_video_remix(const struct gw_client *client,
  * `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
  * task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
  * failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
- * stopped it; or the status of a failed poll. Blocks the calling thread.
+ * stopped it; or the status of a failed poll. Blocks the calling thread: to
+ * run the same wait over your own I/O, without a thread, see
+ * `gw_exchange_new_video_wait`.
  */
 int gw_video_wait(const struct gw_client *client,
                   int family,
