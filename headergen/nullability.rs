@@ -139,6 +139,16 @@ const RULES: &[Rule] = &[
         "err_out",
         &[Nullable, Nullable],
     ),
+    rule(
+        "gw_exchange_new_video_wait",
+        "out_exchange",
+        &[Nullable, Nonnull],
+    ),
+    rule(
+        "gw_exchange_new_video_wait",
+        "err_out",
+        &[Nullable, Nullable],
+    ),
     rule("gw_exchange_request", "out", &[Nonnull]),
     rule("gw_exchange_event", "out", &[Nonnull]),
     rule("gw_exchange_feed_head", "headers", &[Nullable]),

@@ -270,7 +270,8 @@
 typedef struct gw_client gw_client;
 
 /**
- * One call's exchange. See `gw_exchange_new`.
+ * One call's exchange, or a video task's wait (`gw_exchange_new_video_wait`).
+ * See `gw_exchange_new`.
  */
 typedef struct gw_exchange gw_exchange;
 
@@ -901,6 +902,40 @@ int gw_exchange_finish(struct gw_exchange *ex, char *GW_NULLABLE *GW_NULLABLE ou
 void gw_exchange_free(struct gw_exchange *GW_NULLABLE ex);
 
 /**
+ * Creates an exchange that waits for a video task of `family`
+ * (`GW_VIDEO_*`) as `gw_video_wait` does, with the caller's I/O: the same
+ * polls, interval and server poll hints, `timeout_ms` and terminal statuses
+ * (`wait_options_json` as `gw_video_wait`'s; may be NULL).
+ *
+ * Drive it as any exchange (`gw_exchange_new`): each poll is a
+ * `GW_WANT_SEND` and its `GW_WANT_RECEIVE`s (its retries and redirects
+ * included: do not retry in the driver); when a poll's record is in, one
+ * `GW_WANT_EVENT` whose `event` is the task's status word and `data` the
+ * whole record (what `gw_video_wait`'s progress callback sees); then
+ * `GW_WANT_WAIT` for the pause before the next poll, or `GW_WANT_DONE` at a
+ * terminal status. To stop as a progress callback's non-zero return does,
+ * feed `GW_CANCELLED` (`gw_exchange_feed_error`) at the event or in the
+ * pause, or call `gw_client_cancel`; freeing the exchange abandons it.
+ * `gw_exchange_finish` gives what `gw_video_wait` gives: `GW_OK` with the
+ * final record; `GW_VENDOR` with the record when the task failed;
+ * `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when stopped; or the status
+ * of a failed poll.
+ *
+ * Returns `GW_OK` with the exchange in `*out_exchange` and `*err_out` NULL,
+ * or a failure status (a bad argument: nothing is to be sent) with
+ * `*out_exchange` NULL and the error JSON in `*err_out` (freed with
+ * `gw_free`; may be NULL). The exchange keeps a counted reference to the
+ * handle and a copy of `task_id`. Free it with `gw_exchange_free`. Threads as
+ * `gw_exchange_new`.
+ */
+int gw_exchange_new_video_wait(const struct gw_client *client,
+                               int family,
+                               const char *task_id,
+                               const char *GW_NULLABLE wait_options_json,
+                               struct gw_exchange *GW_NULLABLE *GW_NONNULL out_exchange,
+                               char *GW_NULLABLE *GW_NULLABLE err_out);
+
+/**
  * POST /v1/images/generations: `{"model","prompt","size","seed","guidance_scale",...}`.
  * `*out`: the image result (`created`, `data[].url`, `model`, `usage`).
  * Ownership, errors and threads as `gw_chat`.
@@ -1285,7 +1320,9 @@ int gw_video_remix(const struct gw_client *client,
  * `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
  * task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
  * failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
- * stopped it; or the status of a failed poll. Blocks the calling thread.
+ * stopped it; or the status of a failed poll. Blocks the calling thread: to
+ * run the same wait over your own I/O, without a thread, see
+ * `gw_exchange_new_video_wait`.
  */
 int gw_video_wait(const struct gw_client *client,
                   int family,

@@ -31,6 +31,13 @@ static gw_go_ex_res gw_go_exchange_upload(const gw_client *c, const char *req, c
 	return r;
 }
 
+static gw_go_ex_res gw_go_exchange_video_wait(const gw_client *c, int family, const char *task_id,
+                                              const char *options) {
+	gw_go_ex_res r = {0, NULL, NULL};
+	r.status = gw_exchange_new_video_wait(c, family, task_id, options, &r.ex, &r.err);
+	return r;
+}
+
 // A step, with the event when it gives one.
 static gw_go_step_res gw_go_step(gw_exchange *ex) {
 	gw_go_step_res r;
@@ -125,6 +132,18 @@ func exchangeNew(h *C.gw_client, method, path, body []byte, flags int) (*cExchan
 func exchangeUpload(h *C.gw_client, req []byte, image, mask *cFile) (*cExchange, int, []byte) {
 	r := C.gw_go_exchange_upload(h, cstr(req), image, mask)
 	runtime.KeepAlive(req)
+	if r.ex != nil {
+		liveHandles.Add(1)
+	}
+	return r.ex, int(r.status), takeOut(r.err)
+}
+
+// exchangeVideoWait makes a video task's wait as an exchange: each poll a request, each
+// record an event (its name the task's status), the pauses waits.
+func exchangeVideoWait(h *C.gw_client, family VideoFamily, id, options []byte) (*cExchange, int, []byte) {
+	r := C.gw_go_exchange_video_wait(h, C.int(family), cstr(id), cstr(options))
+	runtime.KeepAlive(id)
+	runtime.KeepAlive(options)
 	if r.ex != nil {
 		liveHandles.Add(1)
 	}

@@ -309,3 +309,70 @@ func TestRequestURLCopiedNotShared(t *testing.T) {
 		t.Fatal("a URL net/url refuses was taken")
 	}
 }
+
+// A VideoWait with Options.HTTPClient sends every poll through that client (no request on
+// gw's own transport), and its progress comes from the polls it carried.
+func TestHTTPClientCarriesEveryVideoPoll(t *testing.T) {
+	resetMock(t)
+	rt := &recordingTransport{}
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: rt} })
+	var statuses []string
+	progress := make(chan *VideoTask, 8)
+	final, err := c.VideoWait(bg(), VideoVendorR, "r-wait-http", WaitOptions{
+		Interval:   10 * time.Millisecond,
+		OnProgress: func(t *VideoTask) { statuses = append(statuses, t.Status) },
+		Progress:   progress,
+	})
+	if err != nil || final.Status != "SUCCEEDED" {
+		t.Fatalf("%+v %v", final, err)
+	}
+	if want := "[PENDING RUNNING SUCCEEDED]"; fmt.Sprint(statuses) != want {
+		t.Errorf("OnProgress saw %v, want %s", statuses, want)
+	}
+	if len(progress) != 3 {
+		t.Errorf("Progress got %d records, want 3", len(progress))
+	}
+	poll := "GET /vendorR/task/r-wait-http"
+	if got, want := rt.seen(), []string{poll, poll, poll}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the middleware saw %v, want %v", got, want)
+	}
+	if n := len(requests(t)); n != 3 {
+		t.Errorf("the mock saw %d requests, want 3: one went around the HTTPClient", n)
+	}
+	// A failed poll (500, no retries) ends the wait with its status, through the client too.
+	fault(t, map[string]any{"match": "/vendorR/", "action": "status", "status": 500})
+	_, err = c.VideoWait(bg(), VideoVendorR, "r-wait-500", WaitOptions{Interval: 10 * time.Millisecond},
+		WithMaxRetries(0))
+	if e := asError(t, err); e.Status != 500 {
+		t.Fatalf("error %+v", e)
+	}
+	if got := rt.seen(); len(got) != 4 || got[3] != "GET /vendorR/task/r-wait-500" {
+		t.Errorf("the middleware saw %v", got)
+	}
+}
+
+// A cancelled context ends a VideoWait within 50 ms in a pause between polls and in a
+// poll the gateway is slow to answer (through either transport).
+func TestVideoWaitCancelWithin50ms(t *testing.T) {
+	for _, phase := range []string{"pause", "poll"} {
+		t.Run(phase, func(t *testing.T) {
+			resetMock(t)
+			c := newClient(t)
+			if phase == "poll" {
+				fault(t, map[string]any{"match": "/vendorR/", "action": "delay", "ms": 5000})
+			}
+			ctx, cancel := context.WithCancel(bg())
+			defer cancel()
+			cancelledAt := make(chan time.Time, 1)
+			time.AfterFunc(200*time.Millisecond, func() { cancelledAt <- time.Now(); cancel() })
+			_, err := c.VideoWait(ctx, VideoVendorR, "r-wait-cancel", WaitOptions{Interval: 10 * time.Second})
+			took := time.Since(<-cancelledAt)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%v, want context.Canceled", err)
+			}
+			if took > 50*time.Millisecond {
+				t.Errorf("returned %v after the cancel, want within 50 ms", took)
+			}
+		})
+	}
+}

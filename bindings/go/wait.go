@@ -25,9 +25,12 @@ type WaitOptions struct {
 // is a *Error with StatusVendor (errors.Is(err, gw.ErrVendor)) whose Body is the record;
 // cancelling ctx stops the wait within ~50 ms, even in the middle of a poll or a sleep.
 //
-// It runs gw_video_wait, so the terminal-status rules of every family (succeeded, succeed,
-// completed, SUCCEEDED, failed, FAILED, ...) are gw's, the same in every binding; progress
-// reaches Go through one cgo callback per poll, seconds apart.
+// The terminal-status rules of every family (succeeded, succeed, completed, SUCCEEDED,
+// failed, FAILED, ...) are gw's, the same in every binding. With Options.HTTPClient every
+// poll goes through that client: the wait is gw's exchange (gw_exchange_new_video_wait)
+// driven on the calling goroutine, its pauses Go timers, each record an event (no cgo
+// callback, no OS thread held). Otherwise it runs gw_video_wait on gw's own transport and
+// progress reaches Go through one cgo callback per poll, seconds apart.
 func (c *Client) VideoWait(ctx context.Context, family VideoFamily, taskID string, w WaitOptions, opts ...CallOption) (*VideoTask, error) {
 	raw, err := c.VideoWaitRaw(ctx, family, taskID, w, opts...)
 	return decode[VideoTask]("video wait", raw, err)
@@ -57,6 +60,9 @@ func (c *Client) VideoWaitRaw(ctx context.Context, family VideoFamily, taskID st
 		return nil, err
 	}
 	k.byDeadline = byDeadline
+	if c.st.hc != nil {
+		return c.driveWait(k, family, id, options, w)
+	}
 	var handle uintptr
 	var wt *waiter
 	if w.OnProgress != nil || w.Progress != nil {
@@ -70,6 +76,48 @@ func (c *Client) VideoWaitRaw(ctx context.Context, family VideoFamily, taskID st
 	raw, err := k.finish(status, out)
 	if wt != nil && wt.panicked != nil {
 		panic(wt.panicked) // the callback's panic, re-raised on its own goroutine
+	}
+	return raw, err
+}
+
+// driveWait runs the wait as gw's exchange over the client's *http.Client, on the calling
+// goroutine: every poll goes through its transport, each record comes back as an event
+// (OnProgress and Progress are fed from it, no cgo callback), and the pauses are timers
+// that ctx cancels. The polls, pauses, deadline and terminal statuses are gw's, the same
+// state machine gw_video_wait runs.
+func (c *Client) driveWait(k *call, family VideoFamily, id, options []byte, w WaitOptions) (json.RawMessage, error) {
+	ex, status, out := exchangeVideoWait(k.h, family, id, options)
+	if ex == nil {
+		return k.finish(failedStatus(status), out)
+	}
+	var wt *waiter
+	if w.OnProgress != nil || w.Progress != nil {
+		wt = &waiter{ctx: k.ctx, onProgress: w.OnProgress, ch: w.Progress}
+	}
+	d := newDriver(k, c.st.hc, ex, false)
+	for {
+		s := d.advance(false)
+		if s.want == wantDone {
+			break
+		}
+		if s.want != wantEvent {
+			d.release() // a misuse status: a bug in gw or here
+			return k.finish(StatusInternal, nil)
+		}
+		if wt == nil {
+			continue
+		}
+		ev := copyEvent(&s.ev)
+		if !wt.progress(ev.Name, ev.Data) {
+			// As the callback's non-zero return: the wait ends with GW_CANCELLED.
+			exchangeFeedError(d.ex, StatusCancelled, false, "the wait's progress stopped it")
+		}
+	}
+	status, out = d.finish()
+	runtime.KeepAlive(c) // the finalizer must not Close the client under a running call
+	raw, err := k.finish(status, out)
+	if wt != nil && wt.panicked != nil {
+		panic(wt.panicked) // OnProgress's panic, re-raised once the wait is over
 	}
 	return raw, err
 }

@@ -18,6 +18,7 @@ pub(crate) mod plain;
 pub(crate) mod redirect;
 pub(crate) mod retry;
 pub(crate) mod streamed;
+pub(crate) mod task_wait;
 pub(crate) mod tasks;
 
 use std::fmt;
@@ -29,14 +30,13 @@ use ureq::http::{HeaderName, HeaderValue};
 use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConnector};
 use ureq::Agent;
 
-use crate::client::call::Tally;
 use crate::client::call_options::CallOptions;
 use crate::client::meta::ResponseMeta;
 use crate::client::observe::Observer;
 use crate::client::options::{BaseUrl, Options};
 use crate::error::Error;
 use crate::log::{self, Level};
-use crate::net::cancel::{CallScope, CancelToken};
+use crate::net::cancel::CancelToken;
 use crate::net::headers;
 use crate::net::route::Route;
 use crate::net::tls;
@@ -288,20 +288,6 @@ impl Client {
 
     pub(crate) fn cancel_token(&self) -> &Arc<CancelToken> {
         &self.cancel
-    }
-
-    /// Runs one call: refused at once when the handle is cancelled, run inside
-    /// the handle's cancel scope, its error redacted (and named `Cancelled` when
-    /// a cancel cut it short).
-    pub(crate) fn run<T>(
-        &self,
-        what: &str,
-        body: impl FnOnce(&mut Tally) -> Result<T, Error>,
-    ) -> Result<T, Error> {
-        self.cancel.check()?;
-        let _scope = CallScope::enter(&self.cancel);
-        let mut tally = Tally::new();
-        body(&mut tally).map_err(|e| self.failed(what, e))
     }
 
     /// Every error leaves the client through here.

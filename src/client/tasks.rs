@@ -1,13 +1,16 @@
 //! Polling an asynchronous video task until it ends: the loop users would
 //! otherwise hand-write, for every task family of the API document.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::api::ops::{self, Operation};
+use crate::client::blocking::{self, Answer};
+use crate::client::exchange::Want;
+use crate::client::task_wait::TaskWait;
 use crate::error::Error;
+use crate::net::cancel::CallScope;
 use crate::Client;
 
 /// The shortest pause between two polls, whatever `interval_ms` or the server says.
@@ -35,7 +38,7 @@ impl TaskFamily {
     }
 
     /// Where the family keeps its status (vendor K wraps its record in `data`).
-    fn status_pointer(self) -> &'static str {
+    pub(crate) fn status_pointer(self) -> &'static str {
         match self {
             TaskFamily::VendorK => "/data/task_status",
             _ => "/status",
@@ -103,6 +106,9 @@ impl Client {
     /// Polls a task until its status is terminal. `on_status(status, record)`
     /// sees every poll and returns false to cancel. Returns the final record;
     /// a failed task is `Error::Vendor` carrying the record.
+    ///
+    /// The wait is a `TaskWait` (`task_wait.rs`) run by the built-in driver,
+    /// the same state machine `gw_exchange_new_video_wait` hands to others.
     pub fn wait_for_task(
         &self,
         family: TaskFamily,
@@ -110,82 +116,32 @@ impl Client {
         options: &WaitOptions,
         on_status: &mut dyn FnMut(&str, &str) -> bool,
     ) -> Result<String, Error> {
-        self.run("video wait", |_| {
-            self.wait_inner(family, task_id, options, on_status)
-        })
-    }
-
-    fn wait_inner(
-        &self,
-        family: TaskFamily,
-        task_id: &str,
-        options: &WaitOptions,
-        on_status: &mut dyn FnMut(&str, &str) -> bool,
-    ) -> Result<String, Error> {
-        let started = Instant::now();
-        // checked: a timeout too far to represent is no timeout, not a panic.
-        let deadline = (options.timeout_ms > 0)
-            .then(|| started.checked_add(Duration::from_millis(options.timeout_ms)))
-            .flatten();
-        let interval = Duration::from_millis(options.interval_ms);
+        self.cancel_token().check()?;
+        let _scope = CallScope::enter(self.cancel_token());
+        let mut wait = TaskWait::new(self, family, task_id, options)
+            .map_err(|e| self.failed("video wait", e))?
+            .sockets_time_reads();
+        let mut answer = Answer::None;
         loop {
-            // Each poll ends by the wait's deadline too: a stalled gateway cannot hold it longer.
-            let poll_deadline = match (deadline, self.default_deadline()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let (record, hint) = self
-                .call_hinted(family.status_op(), &[task_id], None, poll_deadline)
-                .map_err(|e| match e {
-                    Error::Timeout(_) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                        Error::Timeout(format!(
-                            "task {task_id} not done after {} ms (timeout_ms)",
-                            started.elapsed().as_millis()
-                        ))
-                    }
-                    other => other,
-                })?;
-            let value: Value = serde_json::from_str(&record)
-                .map_err(|e| Error::Decode(format!("task record is not JSON ({e})")))?;
-            let status = value
-                .pointer(family.status_pointer())
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    Error::Decode(format!(
-                        "task record lacks a status at {}",
-                        family.status_pointer()
-                    ))
-                })?
-                .to_string();
-            if !on_status(&status, &record) {
-                return Err(Error::Cancelled);
-            }
-            match phase_of(&status) {
-                Phase::Succeeded => return Ok(record),
-                Phase::Failed => {
-                    return Err(Error::Vendor {
-                        message: format!("task {task_id} ended with status '{status}'"),
-                        body: record,
-                    })
+            match wait.step() {
+                Want::Send => answer = blocking::send(wait.poll_mut()),
+                Want::Receive { .. } => blocking::receive(wait.poll_mut(), &mut answer),
+                Want::Wait(delay) => {
+                    answer = Answer::None; // frees the connection before the wait
+                                           // A cancel ends the wait early; the next step says so.
+                    let _ = self.cancel_token().sleep(delay);
                 }
-                Phase::Running => {}
+                Want::Event => {
+                    let go_on = match wait.current() {
+                        Some(event) => on_status(event.event, event.data),
+                        None => true,
+                    };
+                    if !go_on {
+                        return Err(self.failed("video wait", Error::Cancelled));
+                    }
+                }
+                Want::Done => return wait.take_outcome(),
             }
-            // The task's own hint wins over the interval; never a tight loop, never
-            // longer than a server may ask a retry to wait.
-            let cap = Duration::from_millis(self.options().retry_after_cap_ms);
-            let interval = match hint {
-                Some(h) => h.min(cap),
-                None => interval,
-            }
-            .max(MIN_POLL_INTERVAL);
-            if deadline.is_some_and(|d| Instant::now().checked_add(interval).is_none_or(|t| t >= d))
-            {
-                return Err(Error::Timeout(format!(
-                    "task {task_id} still '{status}' after {} ms (timeout_ms)",
-                    started.elapsed().as_millis()
-                )));
-            }
-            self.cancel_token().sleep(interval)?;
         }
     }
 }

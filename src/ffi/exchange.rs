@@ -9,6 +9,7 @@ use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::api::ops::{self, Method};
 use crate::client::exchange::{Exchange, Spec, Want};
+use crate::client::task_wait::Driven;
 use crate::error::{
     Error, GW_CANCELLED, GW_INVALID_ARGUMENT, GW_NETWORK, GW_OK, GW_TIMEOUT, GW_WOULD_BLOCK,
 };
@@ -86,9 +87,12 @@ pub struct gw_request_view {
     pub connect_timeout_ms: u64,
 }
 
-/// One call's exchange. See `gw_exchange_new`.
+/// One call's exchange, or a video task's wait (`gw_exchange_new_video_wait`).
+/// See `gw_exchange_new`.
 pub struct gw_exchange {
-    inner: Exchange<'static>,
+    /// Either kind: every step, feed, event and outcome goes through `Driven`'s
+    /// own methods; it derefs to the exchange whose request is sent.
+    inner: Driven,
     view: ViewBuffers,
     events: EventBuffers,
 }
@@ -222,9 +226,9 @@ pub unsafe extern "C" fn gw_exchange_new_image_edit_upload(
 }
 
 impl gw_exchange {
-    fn new(inner: Exchange<'static>) -> gw_exchange {
+    pub(super) fn new(inner: impl Into<Driven>) -> gw_exchange {
         gw_exchange {
-            inner,
+            inner: inner.into(),
             view: ViewBuffers::default(),
             events: EventBuffers::default(),
         }
@@ -232,7 +236,7 @@ impl gw_exchange {
 }
 
 /// A constructor's `out_exchange`, which must not be NULL.
-fn check_out(out_exchange: *mut *mut gw_exchange) -> Result<(), Error> {
+pub(super) fn check_out(out_exchange: *mut *mut gw_exchange) -> Result<(), Error> {
     if out_exchange.is_null() {
         return Err(Error::invalid_param(
             "out_exchange",

@@ -36,7 +36,9 @@ pub type gw_progress_cb = Option<
 /// `progress` (may be NULL) sees every poll. Returns `GW_OK` with the final
 /// task record in `*out`; `GW_VENDOR` with the record in `*out` when the task
 /// failed; `GW_TIMEOUT` past `timeout_ms`; `GW_CANCELLED` when `progress`
-/// stopped it; or the status of a failed poll. Blocks the calling thread.
+/// stopped it; or the status of a failed poll. Blocks the calling thread: to
+/// run the same wait over your own I/O, without a thread, see
+/// `gw_exchange_new_video_wait`.
 #[no_mangle]
 pub unsafe extern "C" fn gw_video_wait(
     client: *const gw_client,

@@ -25,6 +25,7 @@ int main(void)
     run_exchange_misuse_tests();
     run_exchange_feed_tests();
     run_exchange_loop_tests();
+    run_exchange_wait_tests();
     support_cleanup();
     return harness_report();
 }

@@ -21,5 +21,6 @@ void run_peer_close_tests(void);
 void run_exchange_misuse_tests(void);
 void run_exchange_feed_tests(void);
 void run_exchange_loop_tests(void);
+void run_exchange_wait_tests(void);
 
 #endif /* GW_TESTS_H */

@@ -21,12 +21,14 @@ use crate::common::exchange_driver::{drive_with, Driver, Seen};
 /// feed searches the whole unfinished line for its end again).
 const SPLIT: usize = 61;
 
-/// One call: method, path, request text and `gw_exchange_new` flags.
+/// One call: method, path, request text and `gw_exchange_new` flags; or a
+/// video wait (`gw_exchange_new_video_wait`: the family and the wait options).
 struct Call {
     method: String,
     path: String,
     body: Option<String>,
     flags: i32,
+    wait: Option<(i32, Option<String>)>,
 }
 
 /// A handle freed on drop.
@@ -62,6 +64,7 @@ fn call_of(
             path,
             body: request.clone(),
             flags,
+            wait: None,
         })
     };
     let stream = ffi::GW_EXCHANGE_STREAM;
@@ -84,7 +87,23 @@ fn call_of(
             path: arg("path").to_string(),
             body: request,
             flags: 0,
+            wait: None,
         }),
+        "videoWait" => {
+            let family = match family(arg("family"))? {
+                TaskFamily::Unified => ffi::GW_VIDEO_UNIFIED,
+                TaskFamily::Character => ffi::GW_VIDEO_CHARACTER,
+                TaskFamily::VendorK => ffi::GW_VIDEO_VENDOR_K,
+                TaskFamily::VendorR => ffi::GW_VIDEO_VENDOR_R,
+            };
+            Ok(Call {
+                method: String::new(),
+                path: arg("id").to_string(),
+                body: None,
+                flags: 0,
+                wait: Some((family, args.get("wait").map(Value::to_string))),
+            })
+        }
         other => {
             return Err(format!(
                 "the exchange runner does not know the verb {other:?}"
@@ -100,23 +119,39 @@ fn c_text(text: &str) -> CString {
 }
 
 /// Runs `call` on `handle` to its end: the status, the answer or error text,
-/// and the events.
+/// and the events (none for a wait: its records are events the blocking
+/// runner's `wait_for_task` callback sees and does not report).
 fn run(handle: *const gw_client, call: &Call) -> (i32, String, Vec<Seen>) {
     let method = c_text(&call.method);
     let path = c_text(&call.path);
     let body = call.body.as_deref().map(c_text);
+    let options = call
+        .wait
+        .as_ref()
+        .and_then(|(_, o)| o.as_deref().map(c_text));
     let mut ex: *mut gw_exchange = ptr::null_mut();
     let mut err: *mut c_char = ptr::null_mut();
     let status = unsafe {
-        ffi::gw_exchange_new(
-            handle,
-            method.as_ptr(),
-            path.as_ptr(),
-            body.as_ref().map_or(ptr::null(), |b| b.as_ptr()),
-            call.flags,
-            &mut ex,
-            &mut err,
-        )
+        match call.wait {
+            // The task id rides in `path`.
+            Some((family, _)) => ffi::gw_exchange_new_video_wait(
+                handle,
+                family,
+                path.as_ptr(),
+                options.as_ref().map_or(ptr::null(), |o| o.as_ptr()),
+                &mut ex,
+                &mut err,
+            ),
+            None => ffi::gw_exchange_new(
+                handle,
+                method.as_ptr(),
+                path.as_ptr(),
+                body.as_ref().map_or(ptr::null(), |b| b.as_ptr()),
+                call.flags,
+                &mut ex,
+                &mut err,
+            ),
+        }
     };
     if status != gw::GW_OK {
         return (status, take(err), Vec::new());
@@ -130,7 +165,12 @@ fn run(handle: *const gw_client, call: &Call) -> (i32, String, Vec<Seen>) {
             },
         )
     };
-    (driven.status, driven.out, driven.events)
+    let events = if call.wait.is_some() {
+        Vec::new()
+    } else {
+        driven.events
+    };
+    (driven.status, driven.out, events)
 }
 
 fn refused_before_call(status: i32, text: &str) -> Ran {

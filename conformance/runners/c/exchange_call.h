@@ -1,5 +1,6 @@
 /*
- * The corpus's verbs as exchanges (gw_exchange_new with the verb's method and path) driven by
+ * The corpus's verbs as exchanges (gw_exchange_new with the verb's method and path;
+ * gw_exchange_new_video_wait for videoWait) driven by
  * examples/exchange/gw_loop: the C runner's --exchange mode, where no blocking gw call runs.
  */
 #ifndef GW_CONFORMANCE_EXCHANGE_CALL_H
@@ -11,7 +12,7 @@
 #include "gw.h"
 #include "gw_loop.h"
 
-/* The code for a verb that is no single exchange (videoWait: many polls) or unknown. */
+/* The code for a verb the runner knows no exchange for. */
 #define EXCHANGE_NO_SUCH_CALL (-100)
 
 /* One call of `verb` on `client` through `loop`, run to its end. Returns its status with the

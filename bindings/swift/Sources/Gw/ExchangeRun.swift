@@ -134,6 +134,16 @@ final class ExchangeRun: @unchecked Sendable {
         }
     }
 
+    /// Stops a video wait at its current event, as gw_video_wait's progress callback does by
+    /// returning non-zero: `GW_CANCELLED` fed to the exchange, which then ends with it.
+    func stop() {
+        locked { fx in
+            if let exchange { gw_exchange_feed_error(exchange, GW_CANCELLED, 0, "the wait's progress stopped it") }
+            ready = nil
+            pump(&fx)
+        }
+    }
+
     /// Ends the call without an outcome (the loop left a stream early): the exchange is
     /// freed and the task cancelled now.
     func close() {

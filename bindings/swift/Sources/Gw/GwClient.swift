@@ -87,7 +87,7 @@ public final class GwClient: Sendable {
         _ options: GwCallOptions, exchange: @autoclosure () throws -> ExchangeMaker?,
         _ invoke: @escaping @Sendable (OpaquePointer, OutSlot) -> Int32
     ) async throws -> Data {
-        // The URLSession transport: the exchange's way, unless the call has none (videoWait).
+        // The URLSession transport: the exchange's way, unless the call has none.
         if let session, let exchange = try exchange() { return try await call(options, session, exchange) }
         try Task.checkCancellation()
         let start = ContinuousClock.now

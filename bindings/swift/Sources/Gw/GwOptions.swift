@@ -72,7 +72,7 @@ public struct GwOptions: Sendable, Hashable {
     /// call is still cancellable at once, and fails with `.timeout` at its total deadline).
     /// Threads are the binding's own, never Swift's cooperative pool; they exit after 10 s
     /// idle, and as soon as they have no work once the client is released. With
-    /// ``GwTransport/urlSession(_:)`` only `videoWait` takes one (its poll loop is gw's).
+    /// ``GwTransport/urlSession(_:)`` no call takes one.
     public var maxThreads: Int
     /// How calls reach the network: gw's own stack (``GwTransport/builtIn``, the default) or
     /// the platform's `URLSession` (``GwTransport/urlSession(_:)``: on Apple platforms the

@@ -46,7 +46,7 @@ public struct GwTransport: Sendable, Hashable, CustomStringConvertible {
     /// Certificates are checked by the system (the options `caFile`, `caPEM`, `proxy` and
     /// `tlsVerifier: .webpki` are refused with this transport: they configure gw's own stack).
     /// ``GwClient/videoWait(_:taskId:interval:timeout:options:progress:)`` and `videoUpdates`
-    /// still run on gw's own stack: the poll loop is gw's blocking call.
+    /// send every poll through the session too (gw's wait exchange, its pauses as timers).
     public static func urlSession(_ configuration: URLSessionConfiguration = .default) -> GwTransport {
         GwTransport(kind: .urlSession(configuration.copy() as! URLSessionConfiguration))
     }

@@ -7,7 +7,12 @@ import Foundation
 extension GwClient {
     /// One call's exchange, made on its own derived handle and driven by `session` to its end.
     /// Task cancellation cancels it in gw and cancels its URLSession task.
-    func call(_ options: GwCallOptions, _ session: URLSessionTransport, _ make: ExchangeMaker) async throws -> Data {
+    /// With `progress` (a video wait's), each event the exchange gives (a poll's record) goes to
+    /// it; when it throws, its error is kept in the box and the wait is stopped as gw's
+    /// progress callback stops it (`GW_CANCELLED` fed to the exchange).
+    func call(
+        _ options: GwCallOptions, _ session: URLSessionTransport, _ make: ExchangeMaker, progress box: ProgressBox? = nil
+    ) async throws -> Data {
         try Task.checkCancellation()
         let handle = try base.derive(options.json())
         var made: OpaquePointer?
@@ -22,7 +27,20 @@ extension GwClient {
         let run = ExchangeRun(exchange, handle: handle, transport: session, wantsMeta: options.onResponse != nil)
         let outcome = await withTaskCancellationHandler {
             run.start()
-            return await run.outcome()
+            guard let box else { return await run.outcome() }
+            while true {
+                switch await run.next() {
+                case .event(let event):
+                    do {
+                        try box.progress(event.data)
+                    } catch {
+                        box.thrown = error
+                        run.stop()
+                    }
+                case .done(let outcome):
+                    return outcome
+                }
+            }
         } onCancel: {
             run.cancel()
         }

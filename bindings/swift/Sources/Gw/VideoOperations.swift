@@ -69,8 +69,9 @@ extension GwClient {
     }
 
     /// Polls a video task until it is done, every `interval` (2 s by default) for at most
-    /// `timeout` (600 s), on one thread of the client's (the polls and the waits between
-    /// them are gw's). `progress` sees every record polled; throwing from it stops the wait
+    /// `timeout` (600 s): the polls and the waits between them are gw's, on one thread of the
+    /// client's with the built-in transport, as URLSession requests and timers (no thread
+    /// held) with ``GwTransport/urlSession(_:)``. `progress` sees every record polled; throwing from it stops the wait
     /// with that error. A task that failed is a ``GwError`` of kind `.vendor` whose
     /// ``GwError/body`` is the record; past `timeout`, `.timeout`. Cancelling the task stops
     /// the wait at once, mid-poll or mid-interval.
@@ -99,7 +100,18 @@ extension GwClient {
         let waitJSON = wait.isEmpty ? nil : try CText(JSONValue.object(wait).jsonString, "wait options")
         let box = progress.map(ProgressBox.init)
         do {
-            // gw's poll loop is one blocking call: it runs on gw's own stack with either transport.
+            if let session {
+                // The URLSession transport: gw's wait as an exchange (gw_exchange_new_video_wait),
+                // every poll a request of the session's, every record an event for `progress`.
+                let code = family.rawValue
+                let make: ExchangeMaker = { h, ex, err in
+                    id.with { id in waitJSON.with { w in gw_exchange_new_video_wait(h, code, id, w, ex, err) } }
+                }
+                let data = try await call(options, session, make, progress: box)
+                if let thrown = box?.thrown { throw thrown }  // it threw at the last record
+                return data
+            }
+            // gw's poll loop is one blocking call on gw's own stack.
             return try await call(options, exchange: nil) { h, out in
                 id.with { id in
                     waitJSON.with { w in

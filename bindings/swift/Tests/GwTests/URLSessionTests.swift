@@ -173,6 +173,37 @@ extension GwTests {
             #expect(parts.first { $0["name"]?.stringValue == "image" }?["bytes_b64"]?.stringValue == png.base64EncodedString())
         }
 
+        @Test func aVideoWaitSendsEveryPollThroughTheSessionWithoutAThread() async throws {
+            try await Mock.reset()
+            let gw = try urlSessionClient()
+            let ends = TaskEnds(gw)
+            let seen = LineBox()
+            let wait = Task {
+                try await gw.videoWait(.vendorR, taskId: "r-swift-wait", interval: .milliseconds(150)) {
+                    seen.add($0.status ?? "?")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(gw.threadCount == 0, "the wait holds no thread of the client's")
+            let done = try await wait.value
+            #expect(done.status == "SUCCEEDED")
+            #expect(seen.all() == ["PENDING", "RUNNING", "SUCCEEDED"])
+            #expect(ends.all.count == 3, "every poll was a URLSession task")
+            #expect(try await Mock.requests(to: "/vendorR/task/r-swift-wait").count == 3)
+        }
+
+        @Test func aVideoWaitStoppedByItsProgressThrowsItsError() async throws {
+            struct Stop: Error {}
+            try await Mock.reset()
+            let gw = try urlSessionClient()
+            await #expect(throws: Stop.self) {
+                try await gw.videoWait(.vendorR, taskId: "r-swift-stop", interval: .milliseconds(20)) { record in
+                    if record.status == "RUNNING" { throw Stop() }
+                }
+            }
+            #expect(try await Mock.requests(to: "/vendorR/task/r-swift-stop").count == 2, "no poll after the stop")
+        }
+
         @Test func optionsOfGwsOwnStackAreRefused() throws {
             for (tune, param) in [
                 ({ (o: inout GwOptions) in o.caPEM = "-----BEGIN CERTIFICATE-----" }, "ca_pem"),
