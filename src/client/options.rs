@@ -215,7 +215,9 @@ fn named_error(e: serde_path_to_error::Error<serde_json::Error>) -> Error {
 /// serde_json's deserializer reading options, which are a JSON object (`parse_named` checked
 /// the `{`): a struct is read as a map, exactly as serde_json reads an object for a struct, so
 /// the derived code that fills a struct from an array is never compiled into the library.
-struct ObjectOnly<'a, 'de>(&'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>);
+pub(crate) struct ObjectOnly<'a, 'de>(
+    pub(crate) &'a mut serde_json::Deserializer<serde_json::de::StrRead<'de>>,
+);
 
 impl<'de> serde::Deserializer<'de> for ObjectOnly<'_, 'de> {
     type Error = serde_json::Error;

@@ -95,9 +95,16 @@ impl WaitOptions {
                 "wait_options_json",
                 "wait_options_json: must be a JSON object",
             )),
-            Some(text) => serde_json::from_str(text).map_err(|e| {
-                Error::invalid_param("wait_options_json", format!("wait_options_json: {e}"))
-            }),
+            // Read as serde_json::from_str reads it (the object, then nothing but
+            // whitespace), a struct as a map: the derived array path is not compiled in.
+            Some(text) => {
+                let mut de = serde_json::Deserializer::from_str(text);
+                serde::Deserialize::deserialize(crate::client::options::ObjectOnly(&mut de))
+                    .and_then(|options| de.end().map(|()| options))
+                    .map_err(|e| {
+                        Error::invalid_param("wait_options_json", format!("wait_options_json: {e}"))
+                    })
+            }
         }
     }
 }
