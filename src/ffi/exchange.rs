@@ -156,9 +156,7 @@ pub unsafe extern "C" fn gw_exchange_new(
     out_exchange: *mut *mut gw_exchange,
     err_out: *mut *mut c_char,
 ) -> c_int {
-    args::put(out_exchange, std::ptr::null_mut());
-    report(err_out, || {
-        check_out(out_exchange)?;
+    construct(out_exchange, err_out, || {
         if flags & !(GW_EXCHANGE_STREAM | GW_EXCHANGE_EVENTS_ONLY) != 0 {
             return Err(Error::invalid_param(
                 "flags",
@@ -185,11 +183,7 @@ pub unsafe extern "C" fn gw_exchange_new(
             .and_then(|spec| Exchange::new(&client, spec))
             .map_err(|e| client.failed(name, e))?
             .into_owned();
-        args::put(
-            out_exchange,
-            Box::into_raw(Box::new(gw_exchange::new(exchange))),
-        );
-        Ok(())
+        Ok(exchange)
     })
 }
 
@@ -207,9 +201,7 @@ pub unsafe extern "C" fn gw_exchange_new_image_edit_upload(
     out_exchange: *mut *mut gw_exchange,
     err_out: *mut *mut c_char,
 ) -> c_int {
-    args::put(out_exchange, std::ptr::null_mut());
-    report(err_out, || {
-        check_out(out_exchange)?;
+    construct(out_exchange, err_out, || {
         let client = args::client(client)?;
         let op = &ops::IMAGE_EDIT_UPLOAD;
         let spec = upload_form(request_json, image, mask)
@@ -217,11 +209,7 @@ pub unsafe extern "C" fn gw_exchange_new_image_edit_upload(
         let exchange = spec
             .and_then(|spec| Exchange::new(&client, spec))
             .map_err(|e| client.failed(op.name, e))?;
-        args::put(
-            out_exchange,
-            Box::into_raw(Box::new(gw_exchange::new(exchange))),
-        );
-        Ok(())
+        Ok(exchange)
     })
 }
 
@@ -235,15 +223,31 @@ impl gw_exchange {
     }
 }
 
-/// A constructor's `out_exchange`, which must not be NULL.
-pub(super) fn check_out(out_exchange: *mut *mut gw_exchange) -> Result<(), Error> {
-    if out_exchange.is_null() {
-        return Err(Error::invalid_param(
-            "out_exchange",
-            "out_exchange: must not be NULL",
-        ));
-    }
-    Ok(())
+/// Every constructor: `*out_exchange` is NULL unless `build` gives the exchange, which
+/// must not be NULL; a failure is reported through `err_out`.
+///
+/// # Safety
+/// `out_exchange` is NULL or writable, `err_out` NULL or writable (the header's contract).
+pub(super) unsafe fn construct<T: Into<Driven>>(
+    out_exchange: *mut *mut gw_exchange,
+    err_out: *mut *mut c_char,
+    build: impl FnOnce() -> Result<T, Error>,
+) -> c_int {
+    args::put(out_exchange, std::ptr::null_mut());
+    report(err_out, || {
+        if out_exchange.is_null() {
+            return Err(Error::invalid_param(
+                "out_exchange",
+                "out_exchange: must not be NULL",
+            ));
+        }
+        let exchange = build()?;
+        args::put(
+            out_exchange,
+            Box::into_raw(Box::new(gw_exchange::new(exchange))),
+        );
+        Ok(())
+    })
 }
 
 /// The exchange behind a pointer, or the error a NULL one is.

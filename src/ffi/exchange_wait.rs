@@ -8,8 +8,7 @@ use crate::client::task_wait::TaskWait;
 use crate::client::tasks::WaitOptions;
 
 use super::args;
-use super::exchange::{check_out, gw_exchange};
-use super::guard::report;
+use super::exchange::{construct, gw_exchange};
 use super::handle::gw_client;
 use super::video::family_of;
 
@@ -47,20 +46,13 @@ pub unsafe extern "C" fn gw_exchange_new_video_wait(
     out_exchange: *mut *mut gw_exchange,
     err_out: *mut *mut c_char,
 ) -> c_int {
-    args::put(out_exchange, std::ptr::null_mut());
-    report(err_out, || {
-        check_out(out_exchange)?;
+    construct(out_exchange, err_out, || {
         let client = args::client(client)?;
         let family = family_of(family)?;
         let task_id = args::text(task_id, "task_id")?;
         let options =
             WaitOptions::from_json(args::optional_text(wait_options_json, "wait_options_json")?)?;
-        let wait = TaskWait::new(&client, family, task_id, &options)
-            .map_err(|e| client.failed("video wait", e))?;
-        args::put(
-            out_exchange,
-            Box::into_raw(Box::new(gw_exchange::new(wait))),
-        );
-        Ok(())
+        TaskWait::new(&client, family, task_id, &options)
+            .map_err(|e| client.failed("video wait", e))
     })
 }

@@ -41,7 +41,7 @@ use crate::client::exchange::{Exchange, Spec, Want};
 use crate::client::Client;
 use crate::error::GW_OK;
 use crate::ffi::{self, gw_client, gw_request_view};
-use crate::stream::driver::{Step, StreamDriver};
+use crate::stream::driver::{Step, StreamDriver, StreamEvent};
 use crate::stream::sse::SseParser;
 
 use super::FUZZ_KEY;
@@ -104,6 +104,17 @@ fn handle(index: usize) -> *const gw_client {
 /// An event's text as the C ABI exposes it: a NUL (JSON text has none) is a space.
 fn as_c(text: &str) -> String {
     text.replace('\0', " ")
+}
+
+/// An event as the C ABI would hand it out.
+fn recorded(event: &StreamEvent<'_>) -> Event {
+    (
+        as_c(event.event),
+        as_c(event.data),
+        event.text_delta.map(as_c),
+        event.index,
+        event.choice_index,
+    )
 }
 
 fn text_of(p: *const c_char) -> String {
@@ -278,14 +289,7 @@ fn drive_rust(answer: &Answer<'_>, step: usize) -> Outcome {
             },
             Want::Wait(d) => assert!(d.is_zero(), "a wait without backoff or Retry-After"),
             Want::Event => {
-                let event = ex.current().expect("an event");
-                events.push((
-                    as_c(event.event),
-                    as_c(event.data),
-                    event.text_delta.map(as_c),
-                    event.index,
-                    event.choice_index,
-                ));
+                events.push(recorded(&ex.current().expect("an event")));
             }
             Want::Done => {
                 let (status, out) = match ex.take_outcome() {
@@ -324,14 +328,7 @@ fn stream_driver(answer: &Answer<'_>) -> (i32, String, Vec<Event>) {
     loop {
         match driver.step() {
             Ok(Step::Event) => {
-                let event = driver.current();
-                events.push((
-                    as_c(event.event),
-                    as_c(event.data),
-                    event.text_delta.map(as_c),
-                    event.index,
-                    event.choice_index,
-                ));
+                events.push(recorded(&driver.current()));
             }
             Ok(Step::Done) => {
                 return (GW_OK, driver.take_final().unwrap_or_default(), events);
