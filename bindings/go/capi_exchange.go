@@ -17,13 +17,6 @@ typedef struct { int status; size_t taken; gw_go_step_res step; } gw_go_feed_res
 typedef struct { int status; gw_request_view view; } gw_go_view_res;
 typedef struct { int status; char *out; } gw_go_finish_res;
 
-static gw_go_ex_res gw_go_exchange_new(const gw_client *c, const char *method, const char *path,
-                                       const char *body, int flags) {
-	gw_go_ex_res r = {0, NULL, NULL};
-	r.status = gw_exchange_new(c, method, path, body, flags, &r.ex, &r.err);
-	return r;
-}
-
 static gw_go_ex_res gw_go_exchange_upload(const gw_client *c, const char *req, const gw_file *image,
                                           const gw_file *mask) {
 	gw_go_ex_res r = {0, NULL, NULL};
@@ -44,6 +37,28 @@ static gw_go_step_res gw_go_step(gw_exchange *ex) {
 	memset(&r, 0, sizeof r);
 	r.want = gw_exchange_step(ex, &r.wait_ms);
 	if (r.want == GW_WANT_EVENT && gw_exchange_event(ex, &r.ev) != GW_OK) r.want = GW_INTERNAL;
+	return r;
+}
+
+// A call's start in one crossing: the exchange, its first step and, when that step is
+// GW_WANT_SEND (it is unless the exchange ended at once), its first request.
+typedef struct {
+	int status;
+	gw_exchange *ex;
+	char *err;
+	gw_go_step_res step;
+	int view_status;
+	gw_request_view view;
+} gw_go_open_res;
+
+static gw_go_open_res gw_go_exchange_open(const gw_client *c, const char *method, const char *path,
+                                          const char *body, int flags) {
+	gw_go_open_res r;
+	memset(&r, 0, sizeof r);
+	r.status = gw_exchange_new(c, method, path, body, flags, &r.ex, &r.err);
+	if (r.status != GW_OK) return r;
+	r.step = gw_go_step(r.ex);
+	if (r.step.want == GW_WANT_SEND) r.view_status = gw_exchange_request(r.ex, &r.view);
 	return r;
 }
 
@@ -70,6 +85,25 @@ static int gw_go_feed_head(gw_exchange *ex, int status, const char *packed, size
 	return rc;
 }
 
+// Feeds the head and steps: one crossing.
+static gw_go_feed_res gw_go_feed_head_step(gw_exchange *ex, int status, const char *packed,
+                                           size_t count) {
+	gw_go_feed_res r;
+	memset(&r, 0, sizeof r);
+	r.status = gw_go_feed_head(ex, status, packed, count);
+	if (r.status == GW_OK) r.step = gw_go_step(ex);
+	return r;
+}
+
+// Feeds the body's end and steps: one crossing.
+static gw_go_feed_res gw_go_feed_end_step(gw_exchange *ex) {
+	gw_go_feed_res r;
+	memset(&r, 0, sizeof r);
+	r.status = gw_exchange_feed_end(ex);
+	r.step = gw_go_step(ex);
+	return r;
+}
+
 // Feeds body bytes and steps: one crossing per read.
 static gw_go_feed_res gw_go_feed_body_step(gw_exchange *ex, const uint8_t *bytes, size_t len) {
 	gw_go_feed_res r;
@@ -79,9 +113,12 @@ static gw_go_feed_res gw_go_feed_body_step(gw_exchange *ex, const uint8_t *bytes
 	return r;
 }
 
-static gw_go_finish_res gw_go_exchange_finish(gw_exchange *ex) {
+// The outcome, then the exchange freed: a call's end in one crossing (the outcome is
+// the caller's, freed with gw_free).
+static gw_go_finish_res gw_go_exchange_finish_free(gw_exchange *ex) {
 	gw_go_finish_res r = {0, NULL};
 	r.status = gw_exchange_finish(ex, &r.out);
+	gw_exchange_free(ex);
 	return r;
 }
 */
@@ -118,15 +155,32 @@ type stepped struct {
 	ev     C.gw_event
 }
 
-func exchangeNew(h *C.gw_client, method, path, body []byte, flags int) (*cExchange, int, []byte) {
-	r := C.gw_go_exchange_new(h, cstr(method), cstr(path), cstr(body), C.int(flags))
+// opened is what exchangeOpen gives besides the exchange: its first step and, when that
+// step is wantSend, its first request (viewStatus as exchangeRequest's status).
+type opened struct {
+	step       stepped
+	view       requestView
+	viewStatus int
+}
+
+// exchangeOpen makes the exchange and takes its first step (and request) in one crossing.
+func exchangeOpen(h *C.gw_client, method, path, body []byte, flags int) (*cExchange, int, []byte, opened) {
+	r := C.gw_go_exchange_open(h, cstr(method), cstr(path), cstr(body), C.int(flags))
 	runtime.KeepAlive(method)
 	runtime.KeepAlive(path)
 	runtime.KeepAlive(body)
-	if r.ex != nil {
-		liveHandles.Add(1)
+	if r.ex == nil {
+		return nil, int(r.status), takeOut(r.err), opened{}
 	}
-	return r.ex, int(r.status), takeOut(r.err)
+	liveHandles.Add(1)
+	o := opened{step: toStepped(&r.step)}
+	if o.step.want == wantSend {
+		o.viewStatus = int(r.view_status)
+		if r.view_status == C.GW_OK {
+			o.view = readView(&r.view)
+		}
+	}
+	return r.ex, int(r.status), nil, o
 }
 
 func exchangeUpload(h *C.gw_client, req []byte, image, mask *cFile) (*cExchange, int, []byte) {
@@ -211,7 +265,11 @@ func exchangeRequest(ex *cExchange) (requestView, int) {
 	if r.status != C.GW_OK {
 		return requestView{}, int(r.status)
 	}
-	v := &r.view
+	return readView(&r.view), StatusOK
+}
+
+// readView reads gw's request view into Go (the body pieces still point into gw's memory).
+func readView(v *C.gw_request_view) requestView {
 	out := requestView{
 		method: methodName(v.method),
 		url:    cView(v.url),
@@ -229,12 +287,12 @@ func exchangeRequest(ex *cExchange) (requestView, int) {
 	if v.body_count > 0 {
 		out.pieces = append([]C.gw_bytes(nil), unsafe.Slice(v.body, int(v.body_count))...)
 	}
-	return out, StatusOK
+	return out
 }
 
 // exchangeFeedHead feeds the answer's status and headers (each value as its own header,
 // a name may repeat). A value holding a NUL cannot be a C string and is left out.
-func exchangeFeedHead(ex *cExchange, status int, header http.Header) int {
+func exchangeFeedHeadStep(ex *cExchange, status int, header http.Header) (int, stepped) {
 	var packed []byte
 	count := 0
 	for name, values := range header {
@@ -246,9 +304,9 @@ func exchangeFeedHead(ex *cExchange, status int, header http.Header) int {
 			count++
 		}
 	}
-	rc := C.gw_go_feed_head(ex, C.int(status), cstr(packed), C.size_t(count))
+	r := C.gw_go_feed_head_step(ex, C.int(status), cstr(packed), C.size_t(count))
 	runtime.KeepAlive(packed)
-	return int(rc)
+	return int(r.status), toStepped(&r.step)
 }
 
 func containsNUL(s string) bool {
@@ -272,7 +330,11 @@ func exchangeFeedBodyStep(ex *cExchange, b []byte) (status, taken int, s stepped
 	return int(r.status), int(r.taken), toStepped(&r.step)
 }
 
-func exchangeFeedEnd(ex *cExchange) int { return int(C.gw_exchange_feed_end(ex)) }
+// exchangeFeedEndStep feeds the body's end and steps.
+func exchangeFeedEndStep(ex *cExchange) stepped {
+	r := C.gw_go_feed_end_step(ex)
+	return toStepped(&r.step)
+}
 
 // exchangeFeedError feeds a transport failure (StatusNetwork, StatusTimeout or
 // StatusCancelled); message must hold no key (callers pass net/http's error without its URL).
@@ -287,8 +349,10 @@ func exchangeFeedError(ex *cExchange, status int, requestSent bool, message stri
 	return int(rc)
 }
 
-func exchangeFinish(ex *cExchange) (int, []byte) {
-	r := C.gw_go_exchange_finish(ex)
+// exchangeFinishFree reads the outcome and frees the exchange.
+func exchangeFinishFree(ex *cExchange) (int, []byte) {
+	r := C.gw_go_exchange_finish_free(ex)
+	liveHandles.Add(-1)
 	return int(r.status), takeOut(r.out)
 }
 

@@ -39,6 +39,7 @@ type driver struct {
 
 	next    stepped // a step already made (by a feed), used before stepping again
 	hasNext bool
+	first   *opened // the first step's request, made with the exchange (exchangeOpen)
 
 	timer    *time.Timer
 	tmu      sync.Mutex
@@ -71,6 +72,16 @@ const (
 
 func newDriver(k *call, hc *http.Client, ex *cExchange, stream bool) *driver {
 	return &driver{k: k, hc: hc, ex: ex, stream: stream}
+}
+
+// openedDriver drives an exchange from exchangeOpen: its first step is already made.
+func openedDriver(k *call, hc *http.Client, ex *cExchange, stream bool, o *opened) *driver {
+	d := newDriver(k, hc, ex, stream)
+	d.next, d.hasNext = o.step, true
+	if o.step.want == wantSend {
+		d.first = o
+	}
+	return d
 }
 
 // advance drives the exchange until it gives an event or ends; with open, also until a
@@ -108,7 +119,9 @@ func (d *driver) advance(open bool) stepped {
 // finish reads the outcome and frees the exchange and what the driver held.
 func (d *driver) finish() (int, []byte) {
 	d.dropAnswer()
-	status, out := exchangeFinish(d.ex)
+	d.stopTimer()
+	status, out := exchangeFinishFree(d.ex)
+	d.ex = nil
 	d.release()
 	return status, out
 }
@@ -127,7 +140,14 @@ func (d *driver) release() {
 
 // prepare takes the request the exchange has ready and makes its *http.Request.
 func (d *driver) prepare() {
-	v, status := exchangeRequest(d.ex)
+	var v requestView
+	var status int
+	if d.first != nil {
+		v, status = d.first.view, d.first.viewStatus
+		d.first = nil
+	} else {
+		v, status = exchangeRequest(d.ex)
+	}
 	if status != StatusOK {
 		return // the exchange ended (a deadline, a cancel): the next step says so
 	}
@@ -197,11 +217,13 @@ func (d *driver) roundTrip(waitMS int64) {
 		return
 	}
 	d.resp = resp
-	if rc := exchangeFeedHead(d.ex, resp.StatusCode, resp.Header); rc != StatusOK {
+	rc, s := exchangeFeedHeadStep(d.ex, resp.StatusCode, resp.Header)
+	if rc != StatusOK {
 		d.dropAnswer()
 		exchangeFeedError(d.ex, StatusNetwork, false, "the answer's head is not valid HTTP for gw")
 		return
 	}
+	d.next, d.hasNext = s, true
 	d.streamOpen = resp.StatusCode >= 200 && resp.StatusCode < 300 &&
 		strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
 }
@@ -251,7 +273,7 @@ func (d *driver) bodyFailed(err error, fired bool) {
 	switch {
 	case err == io.EOF:
 		d.bodyEnded = true
-		exchangeFeedEnd(d.ex)
+		d.next, d.hasNext = exchangeFeedEndStep(d.ex), true
 	case err == errTimerCut:
 		exchangeFeedError(d.ex, StatusTimeout, true, err.Error())
 	default:

@@ -187,7 +187,7 @@ func (c *Client) upload(ctx context.Context, req any, image File, mask *File, op
 		if ex == nil {
 			return k.finish(failedStatus(status), out)
 		}
-		return c.drive(k, ex)
+		return c.drive(k, newDriver(k, c.st.hc, ex, false))
 	}
 	status, out := callUpload(k.h, body, cImage, cMask)
 	runtime.KeepAlive(c)

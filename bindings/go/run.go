@@ -93,16 +93,15 @@ func (c *Client) exchange(ctx context.Context, op string, method, path, body []b
 	if err != nil {
 		return nil, err
 	}
-	ex, status, out := exchangeNew(k.h, method, path, body, 0)
+	ex, status, out, first := exchangeOpen(k.h, method, path, body, 0)
 	if ex == nil {
 		return k.finish(failedStatus(status), out)
 	}
-	return c.drive(k, ex)
+	return c.drive(k, openedDriver(k, c.st.hc, ex, false, &first))
 }
 
 // drive runs a plain call's exchange to its end and finishes the call.
-func (c *Client) drive(k *call, ex *cExchange) (json.RawMessage, error) {
-	d := newDriver(k, c.st.hc, ex, false)
+func (c *Client) drive(k *call, d *driver) (json.RawMessage, error) {
 	if s := d.advance(false); s.want != wantDone {
 		d.release() // a plain exchange gives no event: this is a bug in gw or here
 		return k.finish(StatusInternal, nil)

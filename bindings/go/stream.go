@@ -98,12 +98,12 @@ func openExchange[T any](c *Client, k *call, responses bool, body []byte, dec fu
 	if responses {
 		path = nulTerminated(opResponses.path)
 	}
-	ex, status, out := exchangeNew(k.h, methodPost, path, body, exchangeStream)
+	ex, status, out, first := exchangeOpen(k.h, methodPost, path, body, exchangeStream)
 	if ex == nil {
 		_, err := k.finish(failedStatus(status), out)
 		return nil, err
 	}
-	s := &Stream[T]{c: c, k: k, decode: dec, d: newDriver(k, c.st.hc, ex, true)}
+	s := &Stream[T]{c: c, k: k, decode: dec, d: openedDriver(k, c.st.hc, ex, true, &first)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch st := s.d.advance(true); st.want {
