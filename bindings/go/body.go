@@ -19,12 +19,12 @@ func requestBody(op string, v any) ([]byte, error) {
 		b = x
 	case string:
 		b = []byte(x)
-	case interface{ encodeRequest() ([]byte, error) }:
+	case interface{ encodeRequest() ([]byte, error) }: // NUL-terminated already
 		enc, err := x.encodeRequest()
 		if err != nil {
 			return nil, argError(op, "request cannot be encoded as JSON: %v", err)
 		}
-		return append(enc, 0), nil
+		return enc, nil
 	default:
 		enc, err := json.Marshal(v)
 		if err != nil {

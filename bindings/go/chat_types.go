@@ -59,6 +59,14 @@ func JSONSchemaFormat(name string, schema any, strict bool) *ResponseFormat {
 }
 
 func (r ChatRequest) MarshalJSON() ([]byte, error) {
+	if b, ok := appendChatRequest(&r); ok {
+		return b[:len(b)-1], nil // without the NUL
+	}
+	return r.marshalReflected()
+}
+
+// marshalReflected is MarshalJSON through encoding/json, for every request.
+func (r ChatRequest) marshalReflected() ([]byte, error) {
 	type plain ChatRequest
 	// The messages go as plain structs: encoding/json re-scans and compacts what each
 	// MarshalJSON returns, at every level, and that cost more than the rest of a small
@@ -69,8 +77,16 @@ func (r ChatRequest) MarshalJSON() ([]byte, error) {
 	}{plain(r), wireMessages(r.Messages)}, r.Extra)
 }
 
-// encodeRequest is requestBody's fast path: no compaction pass over the whole body.
-func (r ChatRequest) encodeRequest() ([]byte, error) { return r.MarshalJSON() }
+// encodeRequest is requestBody's fast path, NUL-terminated: the usual request written by
+// hand (appendChatRequest), any other without encoding/json's compaction pass over the
+// whole body.
+func (r ChatRequest) encodeRequest() ([]byte, error) {
+	if b, ok := appendChatRequest(&r); ok {
+		return b, nil
+	}
+	b, err := r.marshalReflected()
+	return append(b, 0), err
+}
 
 // wireMessage is a Message as Message.MarshalJSON writes it, without the method.
 type wireMessage struct {
