@@ -92,6 +92,8 @@ func plain(c loadClient, goroutines, calls int) error {
 	if err := c.chat(ctx); err != nil {
 		return fmt.Errorf("warm-up chat: %w", err)
 	}
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	cpu0, sw0 := cpuUsed()
 	start := time.Now()
 	var next, failed atomic.Int64
@@ -112,10 +114,14 @@ func plain(c loadClient, goroutines, calls int) error {
 	wg.Wait()
 	wall := time.Since(start)
 	cpu1, sw1 := cpuUsed()
+	runtime.ReadMemStats(&mem1)
 	_, _, threads := procStatus()
 	fmt.Printf("calls=%d\ngoroutines=%d\nfailed=%d\nfirst_error=%v\nwall_ms=%d\nthreads=%d\n", calls, goroutines, failed.Load(),
 		firstErr.Load(), wall.Milliseconds(), threads)
 	fmt.Printf("cpu_us_per_call=%.1f\nctxsw_per_call=%.2f\n", float64((cpu1-cpu0).Nanoseconds())/1e3/float64(calls),
 		float64(sw1-sw0)/float64(calls))
+	// Go allocations per call: a cost CPU time on a shared machine blurs, and the GC's work.
+	fmt.Printf("go_allocs_per_call=%.1f\ngo_bytes_per_call=%.0f\n", float64(mem1.Mallocs-mem0.Mallocs)/float64(calls),
+		float64(mem1.TotalAlloc-mem0.TotalAlloc)/float64(calls))
 	return nil
 }

@@ -4,7 +4,8 @@
 // fresh child process; the figures are medians over -rounds runs: peak RSS (VmHWM) and
 // RSS per stream in flight, peak OS threads, CPU time per stream, RSS and threads 2 s
 // after the burst (debug.FreeOSMemory first) against before it; CPU time and context
-// switches per plain call. `make bench-go` runs it (scripts/bench-go.sh); built with
+// switches per plain call; instructions and Go allocations per plain call (callgrind, see
+// instructions.go). `make bench-go` runs it (scripts/bench-go.sh); built with
 // -tags openai it puts go-openai beside gw's two transports.
 package main
 
@@ -43,6 +44,7 @@ func main() {
 	goroutines := flag.Int("goroutines", 8, "goroutines of plain calls")
 	calls := flag.Int("calls", 20000, "plain calls per run (a run of a few seconds: shorter ones are noisy)")
 	only := flag.String("clients", "", "libraries to run, comma-separated (default: every one built in)")
+	instructions := flag.Bool("instructions", true, "count instructions per plain call under callgrind (when valgrind is installed)")
 	profile := flag.String("cpuprofile", "", "with -child: write a CPU profile of the load there")
 	flag.Parse()
 	var err error
@@ -60,7 +62,7 @@ func main() {
 	if *child != "" {
 		err = runChild(*child, *client, *mock, *n, *goroutines)
 	} else {
-		err = runParent(*streams, *only, *rounds, *goroutines, *calls)
+		err = runParent(*streams, *only, *rounds, *goroutines, *calls, *instructions)
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -85,7 +87,7 @@ func runChild(mode, name, mockURL string, n, goroutines int) error {
 	return plain(c, goroutines, n)
 }
 
-func runParent(streamList, only string, rounds, goroutines, calls int) error {
+func runParent(streamList, only string, rounds, goroutines, calls int, instructions bool) error {
 	names := strings.Split(only, ",")
 	if only == "" {
 		names = names[:0]
@@ -152,6 +154,9 @@ func runParent(streamList, only string, rounds, goroutines, calls int) error {
 			return fmt.Errorf("%s, plain calls: %w", name, err)
 		}
 		fmt.Printf("%-11s %9.1f µs %12.2f %8.0f\n", name, median(runs, "cpu_us_per_call"), median(runs, "ctxsw_per_call"), median(runs, "threads"))
+	}
+	if instructions {
+		instructionRows(names, mockURL)
 	}
 	return nil
 }
