@@ -38,7 +38,8 @@ type clientState struct {
 	observer Observer  // Options.Observer, or nil
 
 	// hc sends the calls (gw's exchange driven over net/http); nil: BuiltinTransport.
-	// ownsTransport: gw made hc's transport, so Close closes its idle connections.
+	// ownsTransport: gw made hc's transport, so Close closes its idle connections and calls
+	// go to it directly (drive.go).
 	hc            *http.Client
 	ownsTransport bool
 	lastURL       atomic.Pointer[parsedURL] // the URL the last call sent to, parsed

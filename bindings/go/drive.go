@@ -202,7 +202,16 @@ func (d *driver) roundTrip(waitMS int64) {
 	req := d.req
 	d.req = nil
 	d.arm(waitMS)
-	resp, err := d.hc.Do(req)
+	var resp *http.Response
+	var err error
+	if d.k.st.ownsTransport {
+		// gw's own transport under a Client with no jar, no timeout and redirects left
+		// to gw: Client.Do would add only its copy of the headers (for redirects it
+		// does not follow), 5% of a plain call's instructions.
+		resp, err = d.hc.Transport.RoundTrip(req)
+	} else {
+		resp, err = d.hc.Do(req) // the user's Client: its jar, timeout and wrappers hold
+	}
 	fired := d.disarm()
 	if err != nil {
 		d.failed(err, fired, true)
