@@ -125,3 +125,20 @@ func plain(c loadClient, goroutines, calls int) error {
 		float64(mem1.TotalAlloc-mem0.TotalAlloc)/float64(calls))
 	return nil
 }
+
+// serialStreams reads n streamed chats one after another from one goroutine, undripped:
+// what instructions.go counts per stream.
+func serialStreams(c loadClient, n int) error {
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		events, err := c.stream(ctx, streamPrompt)
+		if err != nil {
+			return fmt.Errorf("stream %d: %w", i, err)
+		}
+		if events < 19 {
+			return fmt.Errorf("stream %d: %d events", i, events)
+		}
+	}
+	fmt.Printf("streams=%d\n", n)
+	return nil
+}

@@ -24,29 +24,39 @@ const (
 // instructionRows prints the table, or says why it is left out.
 func instructionRows(names []string, mockURL string) {
 	if _, err := exec.LookPath("valgrind"); err != nil {
-		fmt.Println("\ninstructions per plain call: left out (valgrind is not installed)")
+		fmt.Println("\ninstructions per call: left out (valgrind is not installed)")
 		return
 	}
-	fmt.Printf("\n%-11s %16s %14s   (plain chat calls, 1 goroutine, whole process, callgrind)\n",
-		"client", "instructions", "go allocs")
+	fmt.Printf("\n%-11s %16s %14s %18s   (1 goroutine, whole process, callgrind)\n",
+		"client", "per plain call", "go allocs", "per 19-event stream")
 	for _, name := range names {
-		short, _, err := countInstructions(name, mockURL, instrShort)
-		var long int64
-		var allocs string
+		call, allocs, err := marginalInstructions(name, mockURL, "plain")
+		var stream int64
 		if err == nil {
-			long, allocs, err = countInstructions(name, mockURL, instrLong)
+			stream, _, err = marginalInstructions(name, mockURL, "serial")
 		}
 		if err != nil {
 			fmt.Printf("%-11s left out: %v\n", name, err)
 			continue
 		}
-		fmt.Printf("%-11s %16d %14s\n", name, (long-short)/(instrLong-instrShort), allocs)
+		fmt.Printf("%-11s %16d %14s %18d\n", name, call, allocs, stream)
 	}
 }
 
-// countInstructions runs calls plain calls of name under callgrind: the instructions of
-// the whole run, and the Go allocations per call the child printed.
-func countInstructions(name, mockURL string, calls int) (int64, string, error) {
+// marginalInstructions is the instructions one more call (mode plain) or stream (mode
+// serial) costs, and the Go allocations per call the longer run printed.
+func marginalInstructions(name, mockURL, mode string) (int64, string, error) {
+	short, _, err := countInstructions(name, mockURL, mode, instrShort)
+	if err != nil {
+		return 0, "", err
+	}
+	long, allocs, err := countInstructions(name, mockURL, mode, instrLong)
+	return (long - short) / (instrLong - instrShort), allocs, err
+}
+
+// countInstructions runs n calls or streams of name under callgrind: the instructions
+// of the whole run, and the Go allocations per call the child printed.
+func countInstructions(name, mockURL, mode string, n int) (int64, string, error) {
 	dir, err := os.MkdirTemp("", "bench-go-instr")
 	if err != nil {
 		return 0, "", err
@@ -57,8 +67,8 @@ func countInstructions(name, mockURL string, calls int) (int64, string, error) {
 		return 0, "", err
 	}
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+outFile,
-		os.Args[0], "-child", "plain", "-client", name, "-mock", mockURL,
-		"-n", strconv.Itoa(calls), "-goroutines", "1")
+		os.Args[0], "-child", mode, "-client", name, "-mock", mockURL,
+		"-n", strconv.Itoa(n), "-goroutines", "1")
 	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
 	out, err := cmd.Output()
 	if err != nil {

@@ -81,8 +81,11 @@ func runChild(mode, name, mockURL string, n, goroutines int) error {
 		return err
 	}
 	defer c.close()
-	if mode == "burst" {
+	switch mode {
+	case "burst":
 		return burst(c, n)
+	case "serial":
+		return serialStreams(c, n)
 	}
 	return plain(c, goroutines, n)
 }
