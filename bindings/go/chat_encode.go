@@ -146,18 +146,24 @@ func appendJSONString(b []byte, s string) []byte {
 	start := len(b)
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		run := i
+		for run < len(s) && plainJSONByte[s[run]] {
+			run++
+		}
+		b = append(b, s[i:run]...) // a run at a time: most text is one run
+		if i = run; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
-				b = append(b, c)
-			case c == '"', c == '\\':
+			switch c {
+			case '"', '\\':
 				b = append(b, '\\', c)
-			case c == '\n':
+			case '\n':
 				b = append(b, '\\', 'n')
-			case c == '\r':
+			case '\r':
 				b = append(b, '\\', 'r')
-			case c == '\t':
+			case '\t':
 				b = append(b, '\\', 't')
 			default:
 				return appendMarshalledString(b[:start], s)
@@ -174,6 +180,17 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
+
+// plainJSONByte: the ASCII bytes encoding/json writes as they are.
+var plainJSONByte = func() (plain [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&'} {
+		plain[c] = false
+	}
+	return plain
+}()
 
 func appendMarshalledString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s) // a string always encodes
