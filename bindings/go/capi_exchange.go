@@ -128,6 +128,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -164,7 +165,7 @@ type opened struct {
 }
 
 // exchangeOpen makes the exchange and takes its first step (and request) in one crossing.
-func exchangeOpen(h *C.gw_client, method, path, body []byte, flags int) (*cExchange, int, []byte, opened) {
+func exchangeOpen(h *C.gw_client, method, path, body []byte, flags int, cache *headerValues) (*cExchange, int, []byte, opened) {
 	r := C.gw_go_exchange_open(h, cstr(method), cstr(path), cstr(body), C.int(flags))
 	runtime.KeepAlive(method)
 	runtime.KeepAlive(path)
@@ -177,7 +178,7 @@ func exchangeOpen(h *C.gw_client, method, path, body []byte, flags int) (*cExcha
 	if o.step.want == wantSend {
 		o.viewStatus = int(r.view_status)
 		if r.view_status == C.GW_OK {
-			o.view = readView(&r.view)
+			o.view = readView(&r.view, cache)
 		}
 	}
 	return r.ex, int(r.status), nil, o
@@ -260,35 +261,58 @@ func methodName(p *C.char) string {
 
 // exchangeRequest starts the attempt or hop; status is not StatusOK when the exchange
 // ended instead (a deadline, a cancel): step then says wantDone.
-func exchangeRequest(ex *cExchange) (requestView, int) {
+func exchangeRequest(ex *cExchange, cache *headerValues) (requestView, int) {
 	r := C.gw_go_request_view(ex)
 	if r.status != C.GW_OK {
 		return requestView{}, int(r.status)
 	}
-	return readView(&r.view), StatusOK
+	return readView(&r.view, cache), StatusOK
 }
 
 // readView reads gw's request view into Go (the body pieces still point into gw's memory).
-func readView(v *C.gw_request_view) requestView {
+func readView(v *C.gw_request_view, cache *headerValues) requestView {
+	n := int(v.header_count)
 	out := requestView{
 		method: methodName(v.method),
 		url:    cView(v.url),
-		header: make(http.Header, int(v.header_count)+1),
+		header: make(http.Header, n+1),
 		length: int64(v.body_len),
 	}
-	for _, h := range unsafe.Slice(v.headers, int(v.header_count)) {
+	values := make([]string, n) // one array behind every header's []string
+	var last []string
+	if p := cache.last.Load(); p != nil {
+		last = *p
+	}
+	for i, h := range unsafe.Slice(v.headers, n) {
 		// Names as gw wrote them: net/http sends them canonicalised anyway.
 		name, known := knownNames[cView(h.name)]
 		if !known {
 			name = http.CanonicalHeaderKey(C.GoString(h.name))
 		}
-		out.header[name] = append(out.header[name], C.GoString(h.value))
+		value := cView(h.value)
+		if i < len(last) && last[i] == value {
+			value = last[i]
+		} else {
+			value = strings.Clone(value)
+		}
+		values[i] = value
+		if prev, repeated := out.header[name]; repeated {
+			out.header[name] = append(prev, value)
+		} else {
+			out.header[name] = values[i : i+1 : i+1] // capped: an Add elsewhere copies
+		}
 	}
+	cache.last.Store(&values)
 	if v.body_count > 0 {
 		out.pieces = append([]C.gw_bytes(nil), unsafe.Slice(v.body, int(v.body_count))...)
 	}
 	return out
 }
+
+// headerValues holds the last request's header values as Go strings: a value that comes
+// again (the key, the user agent, the content type: all but the idempotency key) is
+// that string again, not another copy.
+type headerValues struct{ last atomic.Pointer[[]string] }
 
 // exchangeFeedHead feeds the answer's status and headers (each value as its own header,
 // a name may repeat). A value holding a NUL cannot be a C string and is left out.

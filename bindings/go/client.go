@@ -43,6 +43,7 @@ type clientState struct {
 	hc            *http.Client
 	ownsTransport bool
 	lastURL       atomic.Pointer[parsedURL] // the URL the last call sent to, parsed
+	headerValues  headerValues              // the last request's header values (readView)
 }
 
 // NewClient creates a client. Empty BaseURL and APIKey come from GW_BASE_URL and

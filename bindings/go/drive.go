@@ -146,7 +146,7 @@ func (d *driver) prepare() {
 		v, status = d.first.view, d.first.viewStatus
 		d.first = nil
 	} else {
-		v, status = exchangeRequest(d.ex)
+		v, status = exchangeRequest(d.ex, &d.k.st.headerValues)
 	}
 	if status != StatusOK {
 		return // the exchange ended (a deadline, a cancel): the next step says so

@@ -376,3 +376,46 @@ func TestVideoWaitCancelWithin50ms(t *testing.T) {
 		})
 	}
 }
+
+// headerTransport records each request's headers, and then writes over the values it
+// was handed (a RoundTripper must not; one that does must not reach the next request).
+type headerTransport struct {
+	mu   sync.Mutex
+	seen []http.Header
+}
+
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	h.mu.Lock()
+	h.seen = append(h.seen, req.Header.Clone())
+	h.mu.Unlock()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	for _, values := range req.Header {
+		values[0] = "scribbled"
+	}
+	return resp, err
+}
+
+// Header values repeated from the last request are shared, not copied again: each
+// request still carries exactly its own values, whichever change from call to call.
+func TestRequestHeadersAreEachCallsOwn(t *testing.T) {
+	resetMock(t)
+	ht := &headerTransport{}
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: ht} })
+	type sent struct{ tag, idem string }
+	calls := []sent{{"one", "idem-1"}, {"one", "idem-2"}, {"two", "idem-2"}, {"one", "idem-1"}, {"three", "i"}}
+	for _, s := range calls {
+		if _, err := c.Chat(bg(), chatReq("q"), WithHeader("X-Tag", s.tag), WithIdempotencyKey(s.idem)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ht.seen) != len(calls) {
+		t.Fatalf("%d requests, want %d", len(ht.seen), len(calls))
+	}
+	for i, s := range calls {
+		h := ht.seen[i]
+		if h.Get("Authorization") != "Bearer "+testKey || h.Get("X-Tag") != s.tag || h.Get("Idempotency-Key") != s.idem ||
+			h.Get("Content-Type") != "application/json" {
+			t.Errorf("request %d: headers %v, want tag %s, idempotency key %s", i, h, s.tag, s.idem)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func (c *Client) exchange(ctx context.Context, op string, method, path, body []b
 	if err != nil {
 		return nil, err
 	}
-	ex, status, out, first := exchangeOpen(k.h, method, path, body, 0)
+	ex, status, out, first := exchangeOpen(k.h, method, path, body, 0, &k.st.headerValues)
 	if ex == nil {
 		return k.finish(failedStatus(status), out)
 	}

@@ -98,7 +98,7 @@ func openExchange[T any](c *Client, k *call, responses bool, body []byte, dec fu
 	if responses {
 		path = nulTerminated(opResponses.path)
 	}
-	ex, status, out, first := exchangeOpen(k.h, methodPost, path, body, exchangeStream)
+	ex, status, out, first := exchangeOpen(k.h, methodPost, path, body, exchangeStream, &k.st.headerValues)
 	if ex == nil {
 		_, err := k.finish(failedStatus(status), out)
 		return nil, err
