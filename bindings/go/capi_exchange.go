@@ -317,11 +317,14 @@ type headerValues struct{ last atomic.Pointer[[]string] }
 // exchangeFeedHead feeds the answer's status and headers (each value as its own header,
 // a name may repeat). A value holding a NUL cannot be a C string and is left out.
 func exchangeFeedHeadStep(ex *cExchange, status int, header http.Header) (int, stepped) {
-	var packed []byte
+	packed := make([]byte, 0, 512) // a gateway's usual head fits: one allocation
 	count := 0
 	for name, values := range header {
+		if strings.IndexByte(name, 0) >= 0 {
+			continue
+		}
 		for _, v := range values {
-			if containsNUL(name) || containsNUL(v) {
+			if strings.IndexByte(v, 0) >= 0 {
 				continue
 			}
 			packed = append(append(append(append(packed, name...), 0), v...), 0)
@@ -331,15 +334,6 @@ func exchangeFeedHeadStep(ex *cExchange, status int, header http.Header) (int, s
 	r := C.gw_go_feed_head_step(ex, C.int(status), cstr(packed), C.size_t(count))
 	runtime.KeepAlive(packed)
 	return int(r.status), toStepped(&r.step)
-}
-
-func containsNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // exchangeFeedBodyStep feeds b and steps; taken is how much of b gw took (all of it

@@ -419,3 +419,28 @@ func TestRequestHeadersAreEachCallsOwn(t *testing.T) {
 		}
 	}
 }
+
+// fabricatedTransport answers without a network, with a header net/http itself would
+// refuse on the wire (a NUL in a value), as a RoundTripper outside net/http may.
+type fabricatedTransport struct{}
+
+func (fabricatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body := `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"},
+		"X-Nul": {"a\x00b"}, "X-Fine": {"yes"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}, nil
+}
+
+// A header value that cannot be a C string is left out of what gw is fed; the rest of
+// the head, and the call, go on.
+func TestHeaderWithNULLeftOut(t *testing.T) {
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: fabricatedTransport{}} })
+	var meta ResponseMeta
+	res, err := c.Chat(bg(), chatReq("q"), WithResponseMeta(&meta))
+	if err != nil || res.Text() != "hi" {
+		t.Fatalf("chat: %v, %v", res, err)
+	}
+	if _, ok := meta.Header["X-Nul"]; ok || meta.Header.Get("X-Fine") != "yes" {
+		t.Errorf("headers %v: want X-Fine and no X-Nul", meta.Header)
+	}
+}
