@@ -9,6 +9,7 @@
 pub(crate) mod cancel;
 pub(crate) mod crypto_provider;
 pub(crate) mod direct_body;
+pub(crate) mod env_roots;
 pub(crate) mod headers;
 pub(crate) mod origin;
 pub(crate) mod pid;

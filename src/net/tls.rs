@@ -11,7 +11,8 @@
 //!   the decision to the OS trust store through rustls-platform-verifier: what
 //!   iOS, Android, macOS and Windows apps need.
 //!
-//! Everything is read and checked when the client is made: a missing file or
+//! Everything is read and checked when the client is made (the environment's
+//! files once per process while they stay the same: env_roots.rs): a missing file or
 //! text without a certificate is an error naming the option, not a TLS
 //! failure on every call.
 
@@ -37,6 +38,12 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
             ))
         }
     }
+    if options.ca_file().is_none() && options.ca_pem().is_none() {
+        return Ok(match super::env_roots::environment_roots()? {
+            Some(roots) => builder().root_certs(roots).build(),
+            None => builder().build(),
+        });
+    }
     let mut extra = Vec::new();
     if let Some(path) = options.ca_file() {
         extra.extend(read_pem_file(Path::new(path), "ca_file")?);
@@ -44,20 +51,17 @@ pub(crate) fn config(options: &impl Settings) -> Result<TlsConfig, Error> {
     if let Some(pem) = options.ca_pem() {
         extra.extend(certificates(pem.as_bytes(), "ca_pem")?);
     }
-    if options.ca_file().is_none() && options.ca_pem().is_none() {
-        extra.extend(from_environment()?);
-    }
-    if extra.is_empty() {
-        return Ok(builder().build());
-    }
+    Ok(builder().root_certs(with_built_in(extra)).build())
+}
+
+/// The built-in roots (as ureq takes roots: certificates), then `extra`.
+pub(super) fn with_built_in(extra: Vec<Certificate<'static>>) -> RootCerts {
     let mut roots: Vec<Certificate<'static>> = webpki_roots::TLS_SERVER_ROOTS
         .iter()
         .map(|anchor| Certificate::from_der(&anchor_certificate(anchor)).to_owned())
         .collect();
     roots.extend(extra);
-    Ok(builder()
-        .root_certs(RootCerts::new_with_certs(&roots))
-        .build())
+    RootCerts::from(roots)
 }
 
 /// Every TLS config gw makes starts here, so each uses gw's crypto provider
@@ -101,21 +105,7 @@ fn refuse_anchors_with_platform(options: &impl Settings) -> Result<(), Error> {
     Ok(())
 }
 
-/// SSL_CERT_FILE and SSL_CERT_DIR, when set.
-fn from_environment() -> Result<Vec<Certificate<'static>>, Error> {
-    let mut out = Vec::new();
-    if let Some(file) = std::env::var_os("SSL_CERT_FILE").filter(|v| !v.is_empty()) {
-        out.extend(read_pem_file(Path::new(&file), "SSL_CERT_FILE")?);
-    }
-    if let Some(dirs) = std::env::var_os("SSL_CERT_DIR").filter(|v| !v.is_empty()) {
-        for dir in std::env::split_paths(&dirs) {
-            out.extend(read_pem_dir(&dir)?);
-        }
-    }
-    Ok(out)
-}
-
-fn read_pem_file(path: &Path, what: &str) -> Result<Vec<Certificate<'static>>, Error> {
+pub(super) fn read_pem_file(path: &Path, what: &str) -> Result<Vec<Certificate<'static>>, Error> {
     let bytes = std::fs::read(path).map_err(|e| {
         Error::invalid_param(
             what,
@@ -125,38 +115,8 @@ fn read_pem_file(path: &Path, what: &str) -> Result<Vec<Certificate<'static>>, E
     certificates(&bytes, what)
 }
 
-/// Every PEM certificate in the directory's files; files without one are
-/// skipped (OpenSSL's hashed directories hold other things too).
-fn read_pem_dir(dir: &Path) -> Result<Vec<Certificate<'static>>, Error> {
-    let bad = |e: std::io::Error| {
-        Error::invalid_param(
-            "SSL_CERT_DIR",
-            format!("SSL_CERT_DIR: cannot read '{}': {e}", dir.display()),
-        )
-    };
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .map_err(bad)?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        if let Ok(bytes) = std::fs::read(&path) {
-            out.extend(certificates(&bytes, "SSL_CERT_DIR").unwrap_or_default());
-        }
-    }
-    if out.is_empty() {
-        return Err(Error::invalid_param(
-            "SSL_CERT_DIR",
-            format!("SSL_CERT_DIR: '{}' holds no PEM certificate", dir.display()),
-        ));
-    }
-    Ok(out)
-}
-
 /// The certificates in PEM text, each checked to be a usable trust anchor.
-fn certificates(pem: &[u8], what: &str) -> Result<Vec<Certificate<'static>>, Error> {
+pub(super) fn certificates(pem: &[u8], what: &str) -> Result<Vec<Certificate<'static>>, Error> {
     let bad = |why: String| Error::invalid_param(what, format!("{what}: {why}"));
     let mut out = Vec::new();
     for item in ureq::tls::parse_pem(pem) {
