@@ -6,8 +6,10 @@
 #    threads, CPU per stream and per call, RSS and threads 2 s after the burst; gw through
 #    net/http and through its built-in transport, and go-openai beside them where the Go
 #    module proxy gives it (or GO_OPENAI_SRC names a checkout of its source), and bare
-#    net/http (no client library: the floor). Medians of ROUNDS (default 3); printed to
-#    build/bench-go-load.txt.
+#    net/http (no client library: the floor). Medians of ROUNDS (default 3). Then, under
+#    callgrind where valgrind is installed, instructions per plain call and per 19-event
+#    stream (whole process, one goroutine) and Go allocations per call: figures the
+#    machine's load does not move. Printed to build/bench-go-load.txt.
 # 2. The per-call benchmarks against openai-go and go-openai (BENCHTIME, default 1s; COUNT,
 #    default 6), with a benchstat table; only where the module proxy gives those modules.
 set -euo pipefail
