@@ -369,6 +369,9 @@ func exchangeFeedError(ex *cExchange, status int, requestSent bool, message stri
 
 // exchangeFinishFree reads the outcome and frees the exchange.
 func exchangeFinishFree(ex *cExchange) (int, []byte) {
+	if ex == nil { // released already: as gw_exchange_finish(NULL) says
+		return StatusInvalidArgument, nil
+	}
 	r := C.gw_go_exchange_finish_free(ex)
 	liveHandles.Add(-1)
 	return int(r.status), takeOut(r.out)
