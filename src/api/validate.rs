@@ -126,11 +126,10 @@ pub(crate) fn check_node_except(
     set: &str,
     note: Note<'_>,
 ) -> Result<(), Error> {
-    let mut trail = Vec::new();
     let mut empty_container: Option<&str> = None;
-    // The last rule's top-level member, and whether the body lacks it (or holds
-    // null): rules come in runs on one member, looked up once per run.
-    let mut member: Option<(&str, bool)> = None;
+    // The last rule's top-level member and its node (None: absent or null): rules
+    // come in runs on one member, looked up once per run.
+    let mut member: Option<(&str, Option<&Node<'_>>)> = None;
     for r in rules {
         // Each test below only skips a rule, so their order is free: the cheapest first.
         // Rules come in runs under one container (`messages[].content[]`); once a
@@ -143,12 +142,12 @@ pub(crate) fn check_node_except(
                 continue;
             }
         }
-        let (top, absent) = match member {
-            Some((top, absent))
+        let (top, node) = match member {
+            Some((top, node))
                 if r.field.starts_with(top)
                     && matches!(r.field.as_bytes().get(top.len()), None | Some(b'.' | b'[')) =>
             {
-                (top, absent)
+                (top, node)
             }
             _ => {
                 let end = r
@@ -157,29 +156,42 @@ pub(crate) fn check_node_except(
                     .position(|b| b == b'.' || b == b'[')
                     .unwrap_or(r.field.len());
                 let top = &r.field[..end];
-                let absent = body.get(top).is_none_or(Node::is_null);
-                member = Some((top, absent));
-                (top, absent)
+                let node = body.get(top).filter(|n| !n.is_null());
+                member = Some((top, node));
+                (top, node)
             }
         };
         if !set.is_empty() && top == set {
             continue;
         }
+        let whole = top.len() == r.field.len();
         // Most rules are about fields a request leaves out: under an absent (or
         // null) top-level member a rule visits nothing, and on it only a presence
         // rule can fail. Skipping them here is what `walk` would conclude.
-        if absent && (top.len() != r.field.len() || !r.check.is_presence()) {
+        if node.is_none() && (!whole || !r.check.is_presence()) {
+            continue;
+        }
+        if whole {
+            // A top-level member, already looked up: the one visit `walk` would
+            // make (value, holder: the body), without walking.
+            match apply(r.check, node, body) {
+                Ok(Seen::Known) => {}
+                Ok(Seen::Unknown) => note_unknown(&mut *note, r.field, None, node),
+                Err(why) => {
+                    return Err(Error::invalid_param(r.field, format!("{}: {why}", r.field)))
+                }
+            }
             continue;
         }
         let mut failure = None;
         let mut visits = 0usize;
-        walk(body, r.field, &mut trail, &mut |trail, value, holder| {
+        walk(body, r.field, None, &mut |under, value, holder| {
             visits += 1;
             if failure.is_none() {
                 match apply(r.check, value, holder) {
                     Ok(Seen::Known) => {}
-                    Ok(Seen::Unknown) => note_unknown(&mut *note, trail, value),
-                    Err(why) => failure = Some((render(trail), why)),
+                    Ok(Seen::Unknown) => note_unknown(&mut *note, r.field, under, value),
+                    Err(why) => failure = Some((render(r.field, under), why)),
                 }
             }
         });
@@ -200,41 +212,55 @@ pub(crate) fn check_node_except(
     Ok(())
 }
 
-/// Sees (concrete path, value if present, the object or array holding it).
-type Visitor<'v, 'p, 'f, 'a> = dyn FnMut(&[Step<'p>], Option<&'v Node<'a>>, &'v Node<'a>) + 'f;
+/// Sees (the indices it is under, value if present, the object or array holding it).
+type Visitor<'v, 'f, 'a> = dyn FnMut(Under<'_>, Option<&'v Node<'a>>, &'v Node<'a>) + 'f;
 
-/// One step of a concrete path: a field name or an array index.
-enum Step<'p> {
-    Field(&'p str),
-    Index(usize),
+/// The array indices a walk is under, innermost first, as a chain on the stack:
+/// with the rule's path they make the concrete path, built only when a rule
+/// fails (or notes), so a walk allocates nothing.
+type Under<'u> = Option<&'u Index<'u>>;
+
+struct Index<'u> {
+    at: usize,
+    outer: Under<'u>,
 }
 
-/// `messages[1].content[0].type`: built only when a rule fails, so a passing
-/// request allocates no path strings.
-fn render(trail: &[Step<'_>]) -> String {
+/// `messages[1].content[0].type` for the rule path `messages[].content[].type`:
+/// each `[]` gets its index, outermost first.
+fn render(field: &str, under: Under<'_>) -> String {
+    let mut indices = Vec::new();
+    let mut link = under;
+    while let Some(index) = link {
+        indices.push(index.at);
+        link = index.outer;
+    }
     let mut out = String::new();
-    for step in trail {
-        match step {
-            Step::Field(name) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(name);
+    for segment in field.split('.') {
+        let (name, each) = match segment.strip_suffix("[]") {
+            Some(n) => (n, true),
+            None => (segment, false),
+        };
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(name);
+        if each {
+            if let Some(i) = indices.pop() {
+                out.push_str(&format!("[{i}]"));
             }
-            Step::Index(i) => out.push_str(&format!("[{i}]")),
         }
     }
     out
 }
 
-/// Visits (concrete path, value, the object or array holding it) for a rule
-/// path. A missing last field is visited with None (so `Required` can fire); a
-/// missing container above it is not visited at all.
-fn walk<'v, 'p, 'a>(
+/// Visits (indices, value, the object or array holding it) for a rule path. A
+/// missing last field is visited with None (so `Required` can fire); a missing
+/// container above it is not visited at all.
+fn walk<'v, 'a>(
     value: &'v Node<'a>,
-    path: &'p str,
-    trail: &mut Vec<Step<'p>>,
-    visit: &mut Visitor<'v, 'p, '_, 'a>,
+    path: &str,
+    under: Under<'_>,
+    visit: &mut Visitor<'v, '_, 'a>,
 ) {
     // A byte search: rule paths are short ASCII, where `split_once(char)`'s
     // searcher costs more than the search.
@@ -246,26 +272,26 @@ fn walk<'v, 'p, 'a>(
         Some(n) => (n, true),
         None => (head, false),
     };
-    trail.push(Step::Field(name));
     match value.get(name).filter(|c| !c.is_null()) {
-        None if rest.is_none() && !each => visit(trail, None, value),
+        None if rest.is_none() && !each => visit(under, None, value),
         None => {}
         Some(child) if each => {
             for (i, item) in child.as_array().into_iter().flatten().enumerate() {
-                trail.push(Step::Index(i));
+                let here = Index {
+                    at: i,
+                    outer: under,
+                };
                 match rest {
-                    Some(r) => walk(item, r, trail, visit),
-                    None => visit(trail, Some(item), child),
+                    Some(r) => walk(item, r, Some(&here), visit),
+                    None => visit(Some(&here), Some(item), child),
                 }
-                trail.pop();
             }
         }
         Some(child) => match rest {
-            Some(r) => walk(child, r, trail, visit),
-            None => visit(trail, Some(child), value),
+            Some(r) => walk(child, r, under, visit),
+            None => visit(under, Some(child), value),
         },
     }
-    trail.pop();
 }
 
 /// What a passing check saw: a value it knows, or one of an open set it does
@@ -278,7 +304,7 @@ enum Seen {
 
 /// The debug line for a value of an open set that gw does not know. A long
 /// value is cut: the line says which field, not the whole text.
-fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
+fn note_unknown(note: Note<'_>, field: &str, under: Under<'_>, value: Option<&Node<'_>>) {
     if !crate::log::enabled(crate::log::Level::Debug) {
         return;
     }
@@ -291,7 +317,7 @@ fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
     };
     note(&format!(
         "gw: {}: {shown} is a value unknown to gw; sent as given (the upstream may define it)",
-        render(trail)
+        render(field, under)
     ));
 }
 
