@@ -360,24 +360,30 @@ impl ViewBuffers {
         };
         for (name, value) in &request.head {
             push(name.as_str().as_bytes());
-            push(String::from_utf8_lossy(value.as_bytes()).as_bytes());
+            push(value_text(value).as_bytes());
         }
         push(b"user-agent");
         push(user_agent.as_bytes());
-        // Every text is in (the buffer moves no more): each starts after a NUL.
+        // Every text is in (the buffer moves no more): each starts after the one
+        // before it and its NUL, the lengths as pushed.
         let base = self.texts.as_ptr().cast::<c_char>();
-        let mut starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(0, &self.texts).map(|end| end + 1))
-            .map(|start| base.wrapping_add(start));
-        let url = starts.next().unwrap_or(base);
+        let mut at = 0;
+        let mut next = |len: usize| {
+            let start = base.wrapping_add(at);
+            at += len + 1;
+            start
+        };
+        let url = next(request.url.len());
         self.headers.clear();
         self.headers.reserve(request.head.len() + 1);
-        for _ in 0..=request.head.len() {
-            let (Some(name), Some(value)) = (starts.next(), starts.next()) else {
-                break;
-            };
+        for (name, value) in &request.head {
+            let name = next(name.as_str().len());
+            let value = next(value_text(value).len());
             self.headers.push(gw_header { name, value });
         }
+        let name = next("user-agent".len());
+        let value = next(user_agent.len());
+        self.headers.push(gw_header { name, value });
         self.body.clear();
         self.body
             .extend(exchange.body().iter().map(|piece| gw_bytes {
@@ -398,6 +404,15 @@ impl ViewBuffers {
             body_len: exchange.body_len(),
             connect_timeout_ms: exchange.client().options().connect_timeout_ms,
         }
+    }
+}
+
+/// A header value as text: visible ASCII (nearly every value) as it is, other
+/// bytes as UTF-8 with what is not replaced.
+fn value_text(value: &HeaderValue) -> std::borrow::Cow<'_, str> {
+    match value.to_str() {
+        Ok(text) => text.into(),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()),
     }
 }
 
