@@ -179,10 +179,11 @@ pub unsafe extern "C" fn gw_exchange_new(
         } else {
             "request"
         };
+        // The spec is made owned before the exchange is built around it: no
+        // second move of the whole exchange to free it of the caller's text.
         let exchange = Spec::request(&client, method, path, body.as_ref(), stream)
-            .and_then(|spec| Exchange::new(&client, spec))
-            .map_err(|e| client.failed(name, e))?
-            .into_owned();
+            .and_then(|spec| Exchange::new(&client, spec.into_owned()))
+            .map_err(|e| client.failed(name, e))?;
         Ok(exchange)
     })
 }
