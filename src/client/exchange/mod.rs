@@ -96,6 +96,9 @@ pub struct Exchange<'b> {
     /// The next `Send` starts an attempt (not a redirect hop).
     new_attempt: bool,
     request: Option<Request>,
+    /// The last `start_request` built no request: its head is the hop's parts,
+    /// borrowed (`each_header`).
+    borrowed: bool,
     watch: Option<Watch>,
     state: State,
     /// When the request went or bytes last came (the read timers).
@@ -122,6 +125,7 @@ impl<'b> Exchange<'b> {
             redirects: 0,
             new_attempt: true,
             request: None,
+            borrowed: false,
             watch: None,
             state: State::Send,
             last_input: Instant::now(),
@@ -157,6 +161,7 @@ impl<'b> Exchange<'b> {
             redirects,
             new_attempt,
             request,
+            borrowed,
             watch,
             state,
             last_input,
@@ -174,6 +179,7 @@ impl<'b> Exchange<'b> {
             redirects,
             new_attempt,
             request,
+            borrowed,
             watch,
             state,
             last_input,
