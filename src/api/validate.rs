@@ -127,9 +127,6 @@ pub(crate) fn check_node_except(
     note: Note<'_>,
 ) -> Result<(), Error> {
     let mut empty_container: Option<&str> = None;
-    // The last rule's top-level member and its node (None: absent or null): rules
-    // come in runs on one member, looked up once per run.
-    let mut member: Option<(&str, Option<&Node<'_>>)> = None;
     for r in rules {
         // Each test below only skips a rule, so their order is free: the cheapest first.
         // Rules come in runs under one container (`messages[].content[]`); once a
@@ -142,24 +139,20 @@ pub(crate) fn check_node_except(
                 continue;
             }
         }
-        let (top, node) = match member {
-            Some((top, node))
-                if r.field.starts_with(top)
-                    && matches!(r.field.as_bytes().get(top.len()), None | Some(b'.' | b'[')) =>
-            {
-                (top, node)
-            }
-            _ => {
+        // The top-level member the rule is on, and its node (None: absent or null).
+        // Most rules are about fields a request leaves out: under an absent member
+        // only a presence rule can fail, so only then is the member's name needed.
+        let (top, node) = match member_of(body, r.field) {
+            Some((len, node)) => (&r.field[..len], Some(node).filter(|n| !n.is_null())),
+            None if r.check.is_presence() => {
                 let end = r
                     .field
                     .bytes()
                     .position(|b| b == b'.' || b == b'[')
                     .unwrap_or(r.field.len());
-                let top = &r.field[..end];
-                let node = body.get(top).filter(|n| !n.is_null());
-                member = Some((top, node));
-                (top, node)
+                (&r.field[..end], None)
             }
+            None => continue,
         };
         if !set.is_empty() && top == set {
             continue;
@@ -210,6 +203,22 @@ pub(crate) fn check_node_except(
         }
     }
     Ok(())
+}
+
+/// The body's member a rule path starts with (the last of that name, as `get`
+/// finds it) and the length of its name: each key is tried against the path's
+/// start, so an absent member costs no scan of the path.
+fn member_of<'n, 'a>(body: &'n Node<'a>, field: &str) -> Option<(usize, &'n Node<'a>)> {
+    let Kind::Object(members) = &body.kind else {
+        return None;
+    };
+    let field = field.as_bytes();
+    members.iter().rev().find_map(|(key, node)| {
+        let key = key.as_bytes();
+        let ends_there = matches!(field.get(key.len()), None | Some(b'.' | b'['));
+        (ends_there && field.starts_with(key) && !key.iter().any(|&b| b == b'.' || b == b'['))
+            .then_some((key.len(), node))
+    })
 }
 
 /// Sees (the indices it is under, value if present, the object or array holding it).
