@@ -178,7 +178,7 @@ pub(crate) fn check_node_except(
         }
         let mut failure = None;
         let mut visits = 0usize;
-        walk(body, r.field, None, &mut |under, value, holder| {
+        let mut visit = |under: Under<'_>, value, holder| {
             visits += 1;
             if failure.is_none() {
                 match apply(r.check, value, holder) {
@@ -187,7 +187,19 @@ pub(crate) fn check_node_except(
                     Err(why) => failure = Some((render(r.field, under), why)),
                 }
             }
-        });
+        };
+        // Its first step is the member already found, where the path's first name
+        // is that member's (`messages[].role`), as `walk` would take it.
+        let after = &r.field[top.len()..];
+        let (each, after) = match after.strip_prefix("[]") {
+            Some(rest) => (true, rest),
+            None => (false, after),
+        };
+        match after.strip_prefix('.') {
+            Some(rest) => step(body, node, each, Some(rest), None, &mut visit),
+            None if each && after.is_empty() => step(body, node, true, None, None, &mut visit),
+            None => walk(body, r.field, None, &mut visit),
+        }
         if let Some((path, why)) = failure {
             return Err(Error::invalid_param(&path, format!("{path}: {why}")));
         }
@@ -281,7 +293,22 @@ fn walk<'v, 'a>(
         Some(n) => (n, true),
         None => (head, false),
     };
-    match value.get(name).filter(|c| !c.is_null()) {
+    let child = value.get(name).filter(|c| !c.is_null());
+    step(value, child, each, rest, under, visit);
+}
+
+/// `walk` past the lookup of a path's first name in `value`: `child` is its
+/// node (None: absent or null), `each` whether the name ends in `[]`, `rest` the
+/// path after its '.'.
+fn step<'v, 'a>(
+    value: &'v Node<'a>,
+    child: Option<&'v Node<'a>>,
+    each: bool,
+    rest: Option<&str>,
+    under: Under<'_>,
+    visit: &mut Visitor<'v, '_, 'a>,
+) {
+    match child {
         None if rest.is_none() && !each => visit(under, None, value),
         None => {}
         Some(child) if each => {
