@@ -114,8 +114,10 @@ impl<'b> Exchange<'b> {
     /// Refused (Cancelled) on a cancelled handle.
     pub(crate) fn new(client: &Client, spec: Spec<'b>) -> Result<Exchange<'b>, Error> {
         client.cancel_token().check()?;
+        // One clock read for the deadline and the read timers' start.
+        let now = Instant::now();
         Ok(Exchange {
-            deadline: client.default_deadline(),
+            deadline: client.default_deadline_from(now),
             client: client.clone(),
             spec,
             tally: Tally::new(),
@@ -128,7 +130,7 @@ impl<'b> Exchange<'b> {
             borrowed: false,
             watch: None,
             state: State::Send,
-            last_input: Instant::now(),
+            last_input: now,
             has_event: false,
             reset_at_end: false,
         })
