@@ -380,13 +380,34 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     if !path.starts_with('/') || path.starts_with("//") {
         return Err(bad("must start with a single '/'"));
     }
-    // ASCII (nearly every path) byte by byte: whitespace and control characters
-    // are the bytes up to the space, and DEL.
-    let refused = if path.is_ascii() {
-        path.bytes().any(|b| b <= b' ' || b == 0x7f || b == b'#')
-    } else {
-        path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#')
-    };
+    // One pass over the bytes: the refused ones (whitespace and control characters
+    // are the bytes up to the space, and DEL), where the query starts, and the
+    // first fault of a segment before it, reported after the tests that go first.
+    let bytes = path.as_bytes();
+    let mut refused = false;
+    let mut query_at = None;
+    let mut fault = None;
+    let mut start = 1;
+    for (i, &b) in bytes.iter().enumerate().skip(1) {
+        if b <= b' ' || b == 0x7f || b == b'#' {
+            refused = true;
+            break;
+        }
+        if query_at.is_none() && (b == b'/' || b == b'?') {
+            fault = fault.or_else(|| segment_fault(&bytes[start..i], b == b'?'));
+            start = i + 1;
+            if b == b'?' {
+                query_at = Some(i);
+            }
+        }
+    }
+    if !refused && query_at.is_none() {
+        fault = fault.or_else(|| segment_fault(&bytes[start..], true));
+    }
+    // Past ASCII, the characters of any script (a '/' or '?' byte is always itself).
+    if !refused && !path.is_ascii() {
+        refused = path.contains(|c: char| c.is_whitespace() || c.is_control() || c == '#');
+    }
     if refused {
         return Err(bad("must hold no spaces, control characters or fragment"));
     }
@@ -394,34 +415,36 @@ pub(crate) fn check_raw_path(path: &str) -> Result<(), crate::Error> {
     // a second one, and a secret redaction does not know. The path is not echoed.
     // Any spelling the gateway decodes to `key` (`KEY`, `%6bey`): the same test that
     // strips it from URLs gw shows or follows (redact::names_key).
-    let (without_query, query) = path.split_once('?').unwrap_or((path, ""));
-    if query
-        .split('&')
-        .any(|pair| crate::redact::names_key(pair.split('=').next().unwrap_or("")))
+    let query = query_at.map_or("", |q| &path[q + 1..]);
+    if !query.is_empty()
+        && query
+            .split('&')
+            .any(|pair| crate::redact::names_key(pair.split('=').next().unwrap_or("")))
     {
         return Err(crate::Error::invalid_param(
             "path",
             "path: must not carry a key= query parameter (gw adds the client's api_key where the API wants it)",
         ));
     }
-    let mut segments = without_query[1..].split('/').peekable();
-    while let Some(segment) = segments.next() {
-        let last = segments.peek().is_none();
-        // A trailing '/' is a path's own business; an empty segment inside is not.
-        if segment.is_empty() && !last {
-            return Err(bad("must not hold an empty segment ('//')"));
-        }
-        if is_dot_segment(segment) {
-            return Err(bad("must not hold a '.' or '..' segment"));
-        }
+    match fault {
+        Some(why) => Err(bad(why)),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// What is wrong with a segment of a raw path, if anything.
+fn segment_fault(segment: &[u8], last: bool) -> Option<&'static str> {
+    // A trailing '/' is a path's own business; an empty segment inside is not.
+    if segment.is_empty() && !last {
+        return Some("must not hold an empty segment ('//')");
+    }
+    is_dot_segment(segment).then_some("must not hold a '.' or '..' segment")
 }
 
 /// Whether a segment decodes to `.` or `..`: one or two dots, each written as
 /// itself or as `%2e` in either case (no allocation: every raw path is checked).
-fn is_dot_segment(segment: &str) -> bool {
-    let mut rest = segment.as_bytes();
+fn is_dot_segment(segment: &[u8]) -> bool {
+    let mut rest = segment;
     let mut dots = 0;
     while !rest.is_empty() {
         rest = match rest {
@@ -454,7 +477,8 @@ pub(crate) fn encode_past_ascii(path: &str) -> std::borrow::Cow<'_, str> {
 
 /// Finds the row for a method and path (query ignored), for `gw_request`.
 pub fn lookup(method: &str, path: &str) -> Option<&'static Operation> {
-    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let end = path.bytes().position(|b| b == b'?' || b == b'#');
+    let path = end.map_or(path, |end| &path[..end]);
     ALL.iter().copied().find(|op| op.matches(method, path))
 }
 
@@ -642,7 +666,7 @@ mod tests {
                 .collect();
             let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
             assert_eq!(
-                is_dot_segment(&segment),
+                is_dot_segment(segment.as_bytes()),
                 decoded == "." || decoded == "..",
                 "{segment:?}"
             );

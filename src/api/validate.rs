@@ -126,11 +126,7 @@ pub(crate) fn check_node_except(
     set: &str,
     note: Note<'_>,
 ) -> Result<(), Error> {
-    let mut trail = Vec::new();
     let mut empty_container: Option<&str> = None;
-    // The last rule's top-level member, and whether the body lacks it (or holds
-    // null): rules come in runs on one member, looked up once per run.
-    let mut member: Option<(&str, bool)> = None;
     for r in rules {
         // Each test below only skips a rule, so their order is free: the cheapest first.
         // Rules come in runs under one container (`messages[].content[]`); once a
@@ -143,46 +139,67 @@ pub(crate) fn check_node_except(
                 continue;
             }
         }
-        let (top, absent) = match member {
-            Some((top, absent))
-                if r.field.starts_with(top)
-                    && matches!(r.field.as_bytes().get(top.len()), None | Some(b'.' | b'[')) =>
-            {
-                (top, absent)
-            }
-            _ => {
+        // The top-level member the rule is on, and its node (None: absent or null).
+        // Most rules are about fields a request leaves out: under an absent member
+        // only a presence rule can fail, so only then is the member's name needed.
+        let (top, node) = match member_of(body, r.field) {
+            Some((len, node)) => (&r.field[..len], Some(node).filter(|n| !n.is_null())),
+            None if r.check.is_presence() => {
                 let end = r
                     .field
                     .bytes()
                     .position(|b| b == b'.' || b == b'[')
                     .unwrap_or(r.field.len());
-                let top = &r.field[..end];
-                let absent = body.get(top).is_none_or(Node::is_null);
-                member = Some((top, absent));
-                (top, absent)
+                (&r.field[..end], None)
             }
+            None => continue,
         };
         if !set.is_empty() && top == set {
             continue;
         }
+        let whole = top.len() == r.field.len();
         // Most rules are about fields a request leaves out: under an absent (or
         // null) top-level member a rule visits nothing, and on it only a presence
         // rule can fail. Skipping them here is what `walk` would conclude.
-        if absent && (top.len() != r.field.len() || !r.check.is_presence()) {
+        if node.is_none() && (!whole || !r.check.is_presence()) {
+            continue;
+        }
+        if whole {
+            // A top-level member, already looked up: the one visit `walk` would
+            // make (value, holder: the body), without walking.
+            match apply(r.check, node, body) {
+                Ok(Seen::Known) => {}
+                Ok(Seen::Unknown) => note_unknown(&mut *note, r.field, None, node),
+                Err(why) => {
+                    return Err(Error::invalid_param(r.field, format!("{}: {why}", r.field)))
+                }
+            }
             continue;
         }
         let mut failure = None;
         let mut visits = 0usize;
-        walk(body, r.field, &mut trail, &mut |trail, value, holder| {
+        let mut visit = |under: Under<'_>, value, holder| {
             visits += 1;
             if failure.is_none() {
                 match apply(r.check, value, holder) {
                     Ok(Seen::Known) => {}
-                    Ok(Seen::Unknown) => note_unknown(&mut *note, trail, value),
-                    Err(why) => failure = Some((render(trail), why)),
+                    Ok(Seen::Unknown) => note_unknown(&mut *note, r.field, under, value),
+                    Err(why) => failure = Some((render(r.field, under), why)),
                 }
             }
-        });
+        };
+        // Its first step is the member already found, where the path's first name
+        // is that member's (`messages[].role`), as `walk` would take it.
+        let after = &r.field[top.len()..];
+        let (each, after) = match after.strip_prefix("[]") {
+            Some(rest) => (true, rest),
+            None => (false, after),
+        };
+        match after.strip_prefix('.') {
+            Some(rest) => step(body, node, each, Some(rest), None, &mut visit),
+            None if each && after.is_empty() => step(body, node, true, None, None, &mut visit),
+            None => walk(body, r.field, None, &mut visit),
+        }
         if let Some((path, why)) = failure {
             return Err(Error::invalid_param(&path, format!("{path}: {why}")));
         }
@@ -200,41 +217,71 @@ pub(crate) fn check_node_except(
     Ok(())
 }
 
-/// Sees (concrete path, value if present, the object or array holding it).
-type Visitor<'v, 'p, 'f, 'a> = dyn FnMut(&[Step<'p>], Option<&'v Node<'a>>, &'v Node<'a>) + 'f;
-
-/// One step of a concrete path: a field name or an array index.
-enum Step<'p> {
-    Field(&'p str),
-    Index(usize),
+/// The body's member a rule path starts with (the last of that name, as `get`
+/// finds it) and the length of its name: each key is tried against the path's
+/// start, so an absent member costs no scan of the path.
+fn member_of<'n, 'a>(body: &'n Node<'a>, field: &str) -> Option<(usize, &'n Node<'a>)> {
+    let Kind::Object(members) = &body.kind else {
+        return None;
+    };
+    let field = field.as_bytes();
+    members.iter().rev().find_map(|(key, node)| {
+        let key = key.as_bytes();
+        let ends_there = matches!(field.get(key.len()), None | Some(b'.' | b'['));
+        (ends_there && field.starts_with(key) && !key.iter().any(|&b| b == b'.' || b == b'['))
+            .then_some((key.len(), node))
+    })
 }
 
-/// `messages[1].content[0].type`: built only when a rule fails, so a passing
-/// request allocates no path strings.
-fn render(trail: &[Step<'_>]) -> String {
+/// Sees (the indices it is under, value if present, the object or array holding it).
+type Visitor<'v, 'f, 'a> = dyn FnMut(Under<'_>, Option<&'v Node<'a>>, &'v Node<'a>) + 'f;
+
+/// The array indices a walk is under, innermost first, as a chain on the stack:
+/// with the rule's path they make the concrete path, built only when a rule
+/// fails (or notes), so a walk allocates nothing.
+type Under<'u> = Option<&'u Index<'u>>;
+
+struct Index<'u> {
+    at: usize,
+    outer: Under<'u>,
+}
+
+/// `messages[1].content[0].type` for the rule path `messages[].content[].type`:
+/// each `[]` gets its index, outermost first.
+fn render(field: &str, under: Under<'_>) -> String {
+    let mut indices = Vec::new();
+    let mut link = under;
+    while let Some(index) = link {
+        indices.push(index.at);
+        link = index.outer;
+    }
     let mut out = String::new();
-    for step in trail {
-        match step {
-            Step::Field(name) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(name);
+    for segment in field.split('.') {
+        let (name, each) = match segment.strip_suffix("[]") {
+            Some(n) => (n, true),
+            None => (segment, false),
+        };
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(name);
+        if each {
+            if let Some(i) = indices.pop() {
+                out.push_str(&format!("[{i}]"));
             }
-            Step::Index(i) => out.push_str(&format!("[{i}]")),
         }
     }
     out
 }
 
-/// Visits (concrete path, value, the object or array holding it) for a rule
-/// path. A missing last field is visited with None (so `Required` can fire); a
-/// missing container above it is not visited at all.
-fn walk<'v, 'p, 'a>(
+/// Visits (indices, value, the object or array holding it) for a rule path. A
+/// missing last field is visited with None (so `Required` can fire); a missing
+/// container above it is not visited at all.
+fn walk<'v, 'a>(
     value: &'v Node<'a>,
-    path: &'p str,
-    trail: &mut Vec<Step<'p>>,
-    visit: &mut Visitor<'v, 'p, '_, 'a>,
+    path: &str,
+    under: Under<'_>,
+    visit: &mut Visitor<'v, '_, 'a>,
 ) {
     // A byte search: rule paths are short ASCII, where `split_once(char)`'s
     // searcher costs more than the search.
@@ -246,26 +293,41 @@ fn walk<'v, 'p, 'a>(
         Some(n) => (n, true),
         None => (head, false),
     };
-    trail.push(Step::Field(name));
-    match value.get(name).filter(|c| !c.is_null()) {
-        None if rest.is_none() && !each => visit(trail, None, value),
+    let child = value.get(name).filter(|c| !c.is_null());
+    step(value, child, each, rest, under, visit);
+}
+
+/// `walk` past the lookup of a path's first name in `value`: `child` is its
+/// node (None: absent or null), `each` whether the name ends in `[]`, `rest` the
+/// path after its '.'.
+fn step<'v, 'a>(
+    value: &'v Node<'a>,
+    child: Option<&'v Node<'a>>,
+    each: bool,
+    rest: Option<&str>,
+    under: Under<'_>,
+    visit: &mut Visitor<'v, '_, 'a>,
+) {
+    match child {
+        None if rest.is_none() && !each => visit(under, None, value),
         None => {}
         Some(child) if each => {
             for (i, item) in child.as_array().into_iter().flatten().enumerate() {
-                trail.push(Step::Index(i));
+                let here = Index {
+                    at: i,
+                    outer: under,
+                };
                 match rest {
-                    Some(r) => walk(item, r, trail, visit),
-                    None => visit(trail, Some(item), child),
+                    Some(r) => walk(item, r, Some(&here), visit),
+                    None => visit(Some(&here), Some(item), child),
                 }
-                trail.pop();
             }
         }
         Some(child) => match rest {
-            Some(r) => walk(child, r, trail, visit),
-            None => visit(trail, Some(child), value),
+            Some(r) => walk(child, r, under, visit),
+            None => visit(under, Some(child), value),
         },
     }
-    trail.pop();
 }
 
 /// What a passing check saw: a value it knows, or one of an open set it does
@@ -278,7 +340,7 @@ enum Seen {
 
 /// The debug line for a value of an open set that gw does not know. A long
 /// value is cut: the line says which field, not the whole text.
-fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
+fn note_unknown(note: Note<'_>, field: &str, under: Under<'_>, value: Option<&Node<'_>>) {
     if !crate::log::enabled(crate::log::Level::Debug) {
         return;
     }
@@ -291,7 +353,7 @@ fn note_unknown(note: Note<'_>, trail: &[Step<'_>], value: Option<&Node<'_>>) {
     };
     note(&format!(
         "gw: {}: {shown} is a value unknown to gw; sent as given (the upstream may define it)",
-        render(trail)
+        render(field, under)
     ));
 }
 

@@ -17,13 +17,18 @@ pub(crate) fn new_key_bytes() -> [u8; 35] {
     let a = mix(nanos ^ (u64::from(crate::net::pid::current()) << 32));
     let b = mix(count.wrapping_add(local).wrapping_add(a));
     let mut key = *b"gw-00000000000000000000000000000000";
-    for (i, digit) in key[3..].iter_mut().enumerate() {
-        let word = if i < 16 { a } else { b };
-        let nibble = (word >> (60 - 4 * (i % 16))) & 0xf;
-        *digit = b"0123456789abcdef"[nibble as usize];
+    // A byte's two digits a step, each word's bytes a fixed count (unrolled).
+    let (first, second) = key[3..].split_at_mut(16);
+    for (digits, word) in [(first, a), (second, b)] {
+        for (pair, byte) in digits.chunks_exact_mut(2).zip(word.to_be_bytes()) {
+            pair[0] = HEX[usize::from(byte >> 4)];
+            pair[1] = HEX[usize::from(byte & 0xf)];
+        }
     }
     key
 }
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);

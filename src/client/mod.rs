@@ -316,10 +316,15 @@ impl Client {
 
     /// When a call started now must end, from `total_timeout_ms`.
     pub(crate) fn default_deadline(&self) -> Option<Instant> {
+        self.default_deadline_from(Instant::now())
+    }
+
+    /// `default_deadline` for a call that starts at `now`.
+    pub(crate) fn default_deadline_from(&self, now: Instant) -> Option<Instant> {
         // checked: a deadline too far to represent is no deadline, not a panic.
         self.options
             .total_timeout()
-            .and_then(|t| Instant::now().checked_add(t))
+            .and_then(|t| now.checked_add(t))
     }
 
     /// No error leaves the client with the key in it, however a server spelled

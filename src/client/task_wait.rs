@@ -509,7 +509,7 @@ mod tests {
     fn answer(wait: &mut TaskWait, status: u16, headers: HeaderMap, body: &str) {
         assert_eq!(wait.step(), Want::Send);
         assert!(wait.start_request());
-        let url = &wait.poll().request().unwrap().url;
+        let url = wait.poll().request_url().unwrap();
         assert!(url.ends_with("/vendorR/task/t-1"), "{url}");
         assert!(matches!(wait.step(), Want::Receive { .. }));
         wait.feed_head(status, headers).unwrap();

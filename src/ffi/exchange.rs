@@ -179,10 +179,11 @@ pub unsafe extern "C" fn gw_exchange_new(
         } else {
             "request"
         };
+        // The spec is made owned before the exchange is built around it: no
+        // second move of the whole exchange to free it of the caller's text.
         let exchange = Spec::request(&client, method, path, body.as_ref(), stream)
-            .and_then(|spec| Exchange::new(&client, spec))
-            .map_err(|e| client.failed(name, e))?
-            .into_owned();
+            .and_then(|spec| Exchange::new(&client, spec.into_owned()))
+            .map_err(|e| client.failed(name, e))?;
         Ok(exchange)
     })
 }
@@ -329,22 +330,23 @@ pub unsafe extern "C" fn gw_exchange_request(
 
 impl ViewBuffers {
     fn fill(&mut self, exchange: &Exchange<'static>) -> gw_request_view {
-        let request = exchange.request().expect("a request was just started");
+        let url = exchange.request_url().expect("a request was just started");
         let user_agent = exchange.user_agent();
+        // Room for every text at its longest (a value's lossy text is at most three
+        // times its bytes): the buffer then never moves while the texts go in, so
+        // each one's start is known as it is pushed.
+        let mut size = url.len() + "user-agent".len() + user_agent.len() + 3;
+        let mut count = 1;
+        exchange.each_header(|name, value| {
+            size += name.len() + 3 * value.len() + 2;
+            count += 1;
+        });
         let texts = &mut self.texts;
         texts.clear();
-        let size = request.url.len()
-            + "user-agent".len()
-            + user_agent.len()
-            + 3
-            + request
-                .head
-                .iter()
-                .map(|(name, value)| name.as_str().len() + value.len() + 2)
-                .sum::<usize>();
         texts.reserve(size);
+        let base = texts.as_ptr().cast::<c_char>();
         // The URL as args::c_string makes it: an interior NUL becomes a space.
-        texts.extend_from_slice(request.url.as_bytes());
+        texts.extend_from_slice(url.as_bytes());
         if memchr::memchr(0, texts).is_some() {
             texts
                 .iter_mut()
@@ -355,42 +357,36 @@ impl ViewBuffers {
         // Header names and values (the User-Agent too) hold no NUL: http refuses
         // control characters in them.
         let mut push = |text: &[u8]| {
+            let start = base.wrapping_add(texts.len());
             texts.extend_from_slice(text);
             texts.push(0);
+            start
         };
-        for (name, value) in &request.head {
-            push(name.as_str().as_bytes());
-            push(String::from_utf8_lossy(value.as_bytes()).as_bytes());
-        }
-        push(b"user-agent");
-        push(user_agent.as_bytes());
-        // Every text is in (the buffer moves no more): each starts after a NUL.
-        let base = self.texts.as_ptr().cast::<c_char>();
-        let mut starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(0, &self.texts).map(|end| end + 1))
-            .map(|start| base.wrapping_add(start));
-        let url = starts.next().unwrap_or(base);
-        self.headers.clear();
-        self.headers.reserve(request.head.len() + 1);
-        for _ in 0..=request.head.len() {
-            let (Some(name), Some(value)) = (starts.next(), starts.next()) else {
-                break;
-            };
-            self.headers.push(gw_header { name, value });
-        }
+        let headers = &mut self.headers;
+        headers.clear();
+        headers.reserve(count);
+        exchange.each_header(|name, value| {
+            let name = push(name.as_bytes());
+            let value = push(value_text(value).as_bytes());
+            headers.push(gw_header { name, value });
+        });
+        let name = push(b"user-agent");
+        let value = push(user_agent.as_bytes());
+        headers.push(gw_header { name, value });
+        assert!(std::ptr::eq(self.texts.as_ptr().cast(), base));
         self.body.clear();
         self.body
             .extend(exchange.body().iter().map(|piece| gw_bytes {
                 data: piece.as_ptr(),
                 len: piece.len(),
             }));
-        let method = match request.method {
+        let method = match exchange.method() {
             Method::Get => c"GET",
             Method::Post => c"POST",
         };
         gw_request_view {
             method: method.as_ptr(),
-            url,
+            url: base,
             headers: self.headers.as_ptr(),
             header_count: self.headers.len(),
             body: self.body.as_ptr(),
@@ -398,6 +394,15 @@ impl ViewBuffers {
             body_len: exchange.body_len(),
             connect_timeout_ms: exchange.client().options().connect_timeout_ms,
         }
+    }
+}
+
+/// A header value as text: UTF-8 (nearly every value: ASCII) as it is, other
+/// bytes with what is not UTF-8 replaced.
+fn value_text(value: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(value) {
+        Ok(text) => text.into(),
+        Err(_) => String::from_utf8_lossy(value),
     }
 }
 

@@ -77,12 +77,13 @@ impl<'a, S: Source<'a>> Scanner<S> {
             return None;
         }
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == b']' {
             self.pos += 1;
-            return Some(Kind::Array(items));
+            return Some(Kind::Array(Vec::new()));
         }
+        // The capacity a first push would give, without its growth path.
+        let mut items = Vec::with_capacity(4);
         loop {
             items.push(self.value(depth)?);
             self.skip_ws();
@@ -102,12 +103,12 @@ impl<'a, S: Source<'a>> Scanner<S> {
             return None;
         }
         self.pos += 1;
-        let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == b'}' {
             self.pos += 1;
-            return Some(Kind::Object(members));
+            return Some(Kind::Object(Vec::new()));
         }
+        let mut members = Vec::with_capacity(4);
         loop {
             self.skip_ws();
             if self.peek() != b'"' {

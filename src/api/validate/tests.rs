@@ -11,13 +11,12 @@ const RULES: &[Rule] = &[
 
 /// The rule loop as it was before it learned to skip: every rule walked.
 fn check_plainly(rules: &[Rule], body: &Node<'_>) -> Result<(), String> {
-    let mut trail = Vec::new();
     for r in rules {
         let mut failure = None;
-        walk(body, r.field, &mut trail, &mut |trail, value, holder| {
+        walk(body, r.field, None, &mut |under, value, holder| {
             if failure.is_none() {
                 if let Err(why) = apply(r.check, value, holder) {
-                    failure = Some(format!("{}: {why}", render(trail)));
+                    failure = Some(format!("{}: {why}", render(r.field, under)));
                 }
             }
         });
@@ -217,4 +216,19 @@ fn token_arrays() {
     assert!(tokens("[1, 2, 3]", 2).is_err());
     assert!(tokens("[[1, 2], [1, 2, 3]]", 2).is_err());
     assert!(tokens(r#"["long text"]"#, 2).is_ok());
+}
+
+#[test]
+fn paths_render_with_each_index_in_its_place() {
+    let outer = Index { at: 0, outer: None };
+    let inner = Index {
+        at: 12,
+        outer: Some(&outer),
+    };
+    assert_eq!(
+        render("messages[].content[].type", Some(&inner)),
+        "messages[0].content[12].type"
+    );
+    assert_eq!(render("stop[]", Some(&outer)), "stop[0]");
+    assert_eq!(render("model", None), "model");
 }

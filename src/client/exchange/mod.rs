@@ -96,6 +96,9 @@ pub struct Exchange<'b> {
     /// The next `Send` starts an attempt (not a redirect hop).
     new_attempt: bool,
     request: Option<Request>,
+    /// The last `start_request` built no request: its head is the hop's parts,
+    /// borrowed (`each_header`).
+    borrowed: bool,
     watch: Option<Watch>,
     state: State,
     /// When the request went or bytes last came (the read timers).
@@ -111,8 +114,10 @@ impl<'b> Exchange<'b> {
     /// Refused (Cancelled) on a cancelled handle.
     pub(crate) fn new(client: &Client, spec: Spec<'b>) -> Result<Exchange<'b>, Error> {
         client.cancel_token().check()?;
+        // One clock read for the deadline and the read timers' start.
+        let now = Instant::now();
         Ok(Exchange {
-            deadline: client.default_deadline(),
+            deadline: client.default_deadline_from(now),
             client: client.clone(),
             spec,
             tally: Tally::new(),
@@ -122,9 +127,10 @@ impl<'b> Exchange<'b> {
             redirects: 0,
             new_attempt: true,
             request: None,
+            borrowed: false,
             watch: None,
             state: State::Send,
-            last_input: Instant::now(),
+            last_input: now,
             has_event: false,
             reset_at_end: false,
         })
@@ -157,6 +163,7 @@ impl<'b> Exchange<'b> {
             redirects,
             new_attempt,
             request,
+            borrowed,
             watch,
             state,
             last_input,
@@ -174,6 +181,7 @@ impl<'b> Exchange<'b> {
             redirects,
             new_attempt,
             request,
+            borrowed,
             watch,
             state,
             last_input,

@@ -77,6 +77,48 @@ pub(super) fn build(client: &Client, hop: &Hop<'_>) -> Result<Request, Error> {
     })
 }
 
+/// Whether `each_borrowed` gives the head `build` makes, in its map's order:
+/// where `build` only copies values the client or the hop hold. Not on a
+/// `?key=` URL, for a bearer the client could not make a header value of, for
+/// a media type not gw's own, or when the caller's headers repeat a name (the
+/// map puts a repeated name's values together).
+pub(super) fn borrowable(client: &Client, hop: &Hop<'_>) -> bool {
+    let own = |text: &str| matches!(text, "application/json" | "text/event-stream");
+    let extras = &client.extra_headers;
+    let repeated = || {
+        let key_sent = hop.method == Method::Post && hop.idempotency_key.is_some();
+        extras.iter().enumerate().any(|(i, (name, _))| {
+            (key_sent && name.as_str() == "idempotency-key")
+                || extras[i + 1..].iter().any(|(other, _)| other == name)
+        })
+    };
+    match hop.auth {
+        Some(Auth::QueryKey) => false,
+        Some(Auth::Bearer) if client.bearer.is_none() => false,
+        _ => own(hop.accept) && hop.content_type.is_none_or(own) && !repeated(),
+    }
+}
+
+/// The head `build` makes, as borrowed (name, value) texts in its order, where
+/// `borrowable` says so.
+pub(super) fn each_borrowed(client: &Client, hop: &Hop<'_>, mut f: impl FnMut(&str, &[u8])) {
+    f("accept", hop.accept.as_bytes());
+    if let (Some(Auth::Bearer), Some(bearer)) = (hop.auth, &client.bearer) {
+        f("authorization", bearer.as_bytes());
+    }
+    if hop.auth.is_some() {
+        for (name, value) in &client.extra_headers {
+            f(name.as_str(), value.as_bytes());
+        }
+        if let (Method::Post, Some(key)) = (hop.method, hop.idempotency_key) {
+            f("idempotency-key", key.as_bytes());
+        }
+    }
+    if let Some(content_type) = hop.content_type {
+        f("content-type", content_type.as_bytes());
+    }
+}
+
 /// The header value of `text`: gw's own media types without a copy, any other
 /// through `value`.
 fn known_value(
@@ -116,6 +158,60 @@ pub(super) fn resolve_location(current: &str, location: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::options::Options;
+
+    /// `each_borrowed` gives what `build`'s map gives, name for name, in order,
+    /// wherever `borrowable` says so; and `borrowable` says so for a plain call.
+    #[test]
+    fn borrowed_heads_are_the_built_ones() {
+        let extras = [
+            r#"{}"#,
+            r#"{"X-One":"1"}"#,
+            r#"{"X-One":"1","x-one":"2","X-Two":"3"}"#,
+            r#"{"Idempotency-Key":"mine","X-B":"b","X-A":"a"}"#,
+        ];
+        let key = HeaderValue::from_static("gw-key");
+        let mut borrowed_seen = 0;
+        for extra in extras {
+            let options = Options::from_json(&format!(
+                r#"{{"base_url":"http://127.0.0.1:9","api_key":"sk-test","headers":{extra}}}"#
+            ))
+            .unwrap();
+            let client = Client::new(options).unwrap();
+            for method in [Method::Get, Method::Post] {
+                for auth in [None, Some(Auth::Bearer), Some(Auth::QueryKey)] {
+                    for content_type in [None, Some("application/json")] {
+                        for accept in ["application/json", "text/event-stream"] {
+                            let hop = Hop {
+                                method,
+                                url: "http://127.0.0.1:9/v1/chat/completions",
+                                auth,
+                                content_type,
+                                accept,
+                                idempotency_key: Some(&key),
+                            };
+                            if !borrowable(&client, &hop) {
+                                continue;
+                            }
+                            borrowed_seen += 1;
+                            let built: Vec<(String, Vec<u8>)> = build(&client, &hop)
+                                .unwrap()
+                                .head
+                                .iter()
+                                .map(|(n, v)| (n.as_str().to_string(), v.as_bytes().to_vec()))
+                                .collect();
+                            let mut borrowed = Vec::new();
+                            each_borrowed(&client, &hop, |n, v| {
+                                borrowed.push((n.to_string(), v.to_vec()))
+                            });
+                            assert_eq!(borrowed, built, "{extra} {auth:?} {method:?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(borrowed_seen > 20, "{borrowed_seen}");
+    }
 
     #[test]
     fn locations_resolve_against_the_answering_url() {

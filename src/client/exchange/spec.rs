@@ -51,7 +51,17 @@ impl<'b> Spec<'b> {
                     "application/json" => Cow::Borrowed("application/json"),
                     _ => Cow::Owned(ct.into_owned()),
                 };
-                (ct, vec![Cow::Owned(pieces.concat())])
+                // One piece (a plain call's body) is copied into the vector that
+                // holds it (an in-place collect); more are joined into one.
+                let pieces: Vec<Cow<'static, [u8]>> = if pieces.len() == 1 {
+                    pieces
+                        .into_iter()
+                        .map(|piece| Cow::Owned(piece.into_owned()))
+                        .collect()
+                } else {
+                    vec![Cow::Owned(pieces.concat())]
+                };
+                (ct, pieces)
             }),
             accept: self.accept,
             reply: self.reply,

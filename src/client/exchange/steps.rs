@@ -174,19 +174,96 @@ impl Exchange<'_> {
         }
     }
 
-    /// As `take_request`, keeping the request in the exchange (`request`): for a
-    /// driver that reads it in place (the C ABI).
+    /// As `take_request`, for a driver that reads the request in place (the C
+    /// ABI: `request_url`, `each_header`). Where the head is only texts the
+    /// client and the exchange already hold, no request (no header map) is
+    /// built: the driver copies them out as they are.
     pub(crate) fn start_request(&mut self) -> bool {
-        self.request = self.take_request();
-        self.request.is_some()
+        self.request = None;
+        self.borrowed = false;
+        if !matches!(self.state, State::Send) {
+            return false;
+        }
+        let started = self.begin_hop().and_then(|()| {
+            let hop = self.hop();
+            if request::borrowable(&self.client, &hop) {
+                Ok(None)
+            } else {
+                request::build(&self.client, &hop).map(Some)
+            }
+        });
+        match started {
+            Ok(request) => {
+                self.borrowed = request.is_none();
+                self.request = request;
+                self.sent();
+                true
+            }
+            Err(e) => {
+                self.end_watch(Err(&e));
+                self.finish(Err(e));
+                false
+            }
+        }
     }
 
-    /// The request `start_request` kept.
-    pub(crate) fn request(&self) -> Option<&Request> {
-        self.request.as_ref()
+    /// The URL of the request `start_request` started (it holds the key on a
+    /// `?key=` operation: never logged).
+    pub(crate) fn request_url(&self) -> Option<&str> {
+        match &self.request {
+            Some(request) => Some(&request.url),
+            None if self.borrowed => Some(&self.url),
+            None => None,
+        }
+    }
+
+    /// Each header of the request `start_request` started, in the order sent
+    /// (no User-Agent: `user_agent`).
+    pub(crate) fn each_header(&self, mut f: impl FnMut(&str, &[u8])) {
+        match &self.request {
+            Some(request) => {
+                for (name, value) in &request.head {
+                    f(name.as_str(), value.as_bytes());
+                }
+            }
+            None if self.borrowed => request::each_borrowed(&self.client, &self.hop(), f),
+            None => {}
+        }
+    }
+
+    /// The request's method (every hop's).
+    pub(crate) fn method(&self) -> Method {
+        self.spec.method
+    }
+
+    /// The parts of the hop the last `begin_hop` started.
+    fn hop(&self) -> request::Hop<'_> {
+        request::Hop {
+            method: self.spec.method,
+            url: &self.url,
+            auth: self.trusted.then_some(self.spec.auth),
+            content_type: self.spec.content_type(),
+            accept: self.spec.accept,
+            idempotency_key: self.tally.key.as_ref(),
+        }
+    }
+
+    /// The request went: its answer's head is awaited.
+    fn sent(&mut self) {
+        self.state = State::AwaitHead;
+        self.last_input = Instant::now();
     }
 
     pub(super) fn start_hop(&mut self) -> Result<Request, Error> {
+        self.begin_hop()?;
+        let request = request::build(&self.client, &self.hop())?;
+        self.sent();
+        Ok(request)
+    }
+
+    /// A hop starts (an attempt's first, or a redirect's): the attempt's count,
+    /// URL, key and watch, and the deadline checked.
+    fn begin_hop(&mut self) -> Result<(), Error> {
         if self.new_attempt {
             self.new_attempt = false;
             self.redirects = 0;
@@ -225,19 +302,6 @@ impl Exchange<'_> {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Error::Timeout("total deadline passed".into()));
         }
-        let request = request::build(
-            &self.client,
-            &request::Hop {
-                method: self.spec.method,
-                url: &self.url,
-                auth: self.trusted.then_some(self.spec.auth),
-                content_type: self.spec.content_type(),
-                accept: self.spec.accept,
-                idempotency_key: self.tally.key.as_ref(),
-            },
-        )?;
-        self.state = State::AwaitHead;
-        self.last_input = Instant::now();
-        Ok(request)
+        Ok(())
     }
 }
