@@ -13,9 +13,10 @@ import (
 // Instructions per plain call, counted by callgrind: a figure the machine's load does not
 // move (CPU time on a shared 2-core machine moves 10-20% from run to run), so a change of
 // a few percent shows. The whole process is counted (Go runtime, net/http, JSON, cgo and
-// gw's C side), one goroutine (no scheduler races), at two numbers of calls: the
-// difference divided by the difference in calls cancels start-up (TLS roots, the first
-// connection). Go's async preemption is off: callgrind does not survive its signals.
+// gw's C side), one goroutine on one P (no idle P spinning for work while the call waits
+// on the network, which counts instructions by the microsecond), at two numbers of calls:
+// the difference divided by the difference in calls cancels start-up (TLS roots, the
+// first connection). Go's async preemption is off: callgrind does not survive its signals.
 const (
 	instrShort = 200
 	instrLong  = 1200
@@ -69,7 +70,7 @@ func countInstructions(name, mockURL, mode string, n int) (int64, string, error)
 	cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file="+outFile,
 		os.Args[0], "-child", mode, "-client", name, "-mock", mockURL,
 		"-n", strconv.Itoa(n), "-goroutines", "1")
-	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
 	out, err := cmd.Output()
 	if err != nil {
 		return 0, "", fmt.Errorf("callgrind: %v", err)
