@@ -1,7 +1,7 @@
 //! The exchange in C: one call's protocol as a state machine that the caller's
 //! own I/O drives (an event loop, Go's net/http, URLSession).
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 use std::os::raw::c_int;
 use std::time::Duration;
 
@@ -428,22 +428,61 @@ pub unsafe extern "C" fn gw_exchange_feed_head(
                 .ok_or_else(|| {
                     Error::invalid_param("status", format!("status: {status} is no HTTP status"))
                 })?;
-            let mut map = HeaderMap::with_capacity(count);
-            for i in 0..count {
-                let header = &*headers.add(i);
-                let name = args::text(header.name, "headers: name")?;
-                let value = args::text(header.value, "headers: value")?;
-                let bad =
-                    || Error::invalid_param("headers", format!("headers: '{name}' is not valid"));
-                map.append(
-                    HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?,
-                    HeaderValue::from_str(value).map_err(|_| bad())?,
-                );
-            }
+            let headers = if count == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(headers, count)
+            };
+            let map = match head_map(headers) {
+                Some(map) => map,
+                None => refused_head(headers)?,
+            };
             ex.inner.feed_head(status, map)
         })();
         status_of(result)
     })
+}
+
+/// The head's headers as a map, or None when one is refused (`refused_head` says
+/// why). Each text is read once: http's checks of a name (a token: ASCII) and of a
+/// value (no control character) are the only ones, but for the UTF-8 a value
+/// past ASCII must be.
+///
+/// # Safety
+/// Each header's pointers are NULL or NUL-terminated strings.
+unsafe fn head_map(headers: &[gw_header]) -> Option<HeaderMap> {
+    let mut map = HeaderMap::with_capacity(headers.len());
+    for header in headers {
+        if header.name.is_null() || header.value.is_null() {
+            return None;
+        }
+        let name = HeaderName::from_bytes(CStr::from_ptr(header.name).to_bytes()).ok()?;
+        let value = CStr::from_ptr(header.value).to_bytes();
+        if !value.is_ascii() && std::str::from_utf8(value).is_err() {
+            return None;
+        }
+        map.append(name, HeaderValue::from_bytes(value).ok()?);
+    }
+    Some(map)
+}
+
+/// Why `head_map` refused the head, as the checks one header after another say it.
+///
+/// # Safety
+/// As `head_map`.
+#[cold]
+unsafe fn refused_head(headers: &[gw_header]) -> Result<HeaderMap, Error> {
+    let mut map = HeaderMap::with_capacity(headers.len());
+    for header in headers {
+        let name = args::text(header.name, "headers: name")?;
+        let value = args::text(header.value, "headers: value")?;
+        let bad = || Error::invalid_param("headers", format!("headers: '{name}' is not valid"));
+        map.append(
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?,
+            HeaderValue::from_str(value).map_err(|_| bad())?,
+        );
+    }
+    Ok(map)
 }
 
 /// Feeds `len` body bytes (any split of the body, after the head). `*taken`
