@@ -18,7 +18,7 @@ use super::args;
 use super::error_slot::set_last_error;
 use super::event::gw_event;
 use super::event_buffers::EventBuffers;
-use super::guard::{call, catch, report};
+use super::guard::{call_borrowed, catch, report};
 use super::handle::gw_client;
 use super::images::{gw_file, upload_form};
 
@@ -611,10 +611,11 @@ pub unsafe extern "C" fn gw_exchange_event(ex: *mut gw_exchange, out: *mut gw_ev
 /// `gw_client_last_response`.
 #[no_mangle]
 pub unsafe extern "C" fn gw_exchange_finish(ex: *mut gw_exchange, out: *mut *mut c_char) -> c_int {
-    call(out, || {
+    call_borrowed(out, || {
         let ex = exchange(ex)?;
         match ex.inner.outcome() {
-            Some(outcome) => outcome.clone(),
+            Some(Ok(text)) => Ok(text.as_str()),
+            Some(Err(e)) => Err(e.clone()),
             None => Err(Error::invalid(
                 "exchange: not over yet (step until GW_WANT_DONE)",
             )),
