@@ -456,15 +456,42 @@ unsafe fn head_map(headers: &[gw_header]) -> Option<HeaderMap> {
         if header.name.is_null() || header.value.is_null() {
             return None;
         }
-        let name = HeaderName::from_bytes(CStr::from_ptr(header.name).to_bytes()).ok()?;
+        let name = CStr::from_ptr(header.name).to_bytes();
+        let name = match KNOWN_NAMES
+            .iter()
+            .find(|k| name.eq_ignore_ascii_case(k.as_ref()))
+        {
+            Some(known) => known.clone(),
+            None => HeaderName::from_bytes(name).ok()?,
+        };
         let value = CStr::from_ptr(header.value).to_bytes();
-        if !value.is_ascii() && std::str::from_utf8(value).is_err() {
-            return None;
-        }
-        map.append(name, HeaderValue::from_bytes(value).ok()?);
+        let value = match KNOWN_VALUES.iter().find(|k| k.as_bytes() == value) {
+            Some(known) => known.clone(),
+            None if !value.is_ascii() && std::str::from_utf8(value).is_err() => return None,
+            None => HeaderValue::from_bytes(value).ok()?,
+        };
+        map.append(name, value);
     }
     Some(map)
 }
+
+/// Header names not in http's table that most answers carry: made once, since
+/// http copies any other such name to the heap (and frees it with the metadata).
+static KNOWN_NAMES: [HeaderName; 3] = [
+    HeaderName::from_static("x-request-id"),
+    HeaderName::from_static("request-id"),
+    HeaderName::from_static("openai-request-id"),
+];
+
+/// Values most answers carry, made once for the same reason (a value is matched
+/// exactly: its case is the gateway's).
+static KNOWN_VALUES: [HeaderValue; 5] = [
+    HeaderValue::from_static("application/json"),
+    HeaderValue::from_static("application/json; charset=utf-8"),
+    HeaderValue::from_static("text/event-stream"),
+    HeaderValue::from_static("keep-alive"),
+    HeaderValue::from_static("chunked"),
+];
 
 /// Why `head_map` refused the head, as the checks one header after another say it.
 ///
