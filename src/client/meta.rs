@@ -130,6 +130,12 @@ fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
     let screen = crate::redact::Screen::new(secret);
     let ascii = secret.is_ascii();
     let holds = |bytes: &[u8]| {
+        // Every spelling of an ASCII key is ASCII and at least as long as the key, and
+        // the lossy reading below makes no ASCII byte: a shorter text cannot hold it
+        // (a real key is longer than most header names and values).
+        if ascii && bytes.len() < secret.len() {
+            return false;
+        }
         (!ascii || screen.may_hold(bytes))
             && crate::redact::holds(&String::from_utf8_lossy(bytes), secret)
     };
