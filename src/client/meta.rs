@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
@@ -31,9 +32,58 @@ pub struct ResponseMeta {
     pub url: String,
 }
 
+/// The metadata as `record` keeps it: the headers redacted at once, the request id
+/// found and the URL redacted (and stripped of `?key=`) only when someone asks
+/// (`meta`), since most calls never do. The URL kept for that is no part of
+/// anything shown: only `meta` reads it, and redacts it first.
+pub(crate) struct LastResponse {
+    meta: ResponseMeta,
+    /// The URL as the exchange had it and the key, while `meta`'s request id and
+    /// URL are not made yet.
+    pending: Option<(String, Arc<str>)>,
+}
+
+impl LastResponse {
+    pub(crate) fn new(
+        status: u16,
+        headers: HeaderMap,
+        attempts: u32,
+        elapsed_ms: u64,
+        url: String,
+        secret: Arc<str>,
+    ) -> LastResponse {
+        let meta = ResponseMeta {
+            status,
+            request_id: None,
+            raw_headers: redacted_headers(headers, &secret),
+            attempts,
+            elapsed_ms,
+            url: String::new(),
+        };
+        LastResponse {
+            meta,
+            pending: Some((url, secret)),
+        }
+    }
+
+    /// The metadata, whole.
+    pub(crate) fn meta(&mut self) -> &ResponseMeta {
+        if let Some((url, secret)) = self.pending.take() {
+            let meta = &mut self.meta;
+            meta.request_id = REQUEST_ID_NAMES
+                .iter()
+                .find_map(|k| joined(&meta.raw_headers, k));
+            let url = crate::redact::strip_query_key(&url).into_owned();
+            meta.url = crate::redact::text(url, &secret);
+        }
+        &self.meta
+    }
+}
+
 impl ResponseMeta {
     /// `secret` (the API key) is taken out of every header name and value and
     /// the URL, in any case: a server may echo it in a header.
+    #[cfg(test)]
     pub(crate) fn read(
         status: u16,
         headers: HeaderMap,
@@ -42,18 +92,16 @@ impl ResponseMeta {
         url: &str,
         secret: &str,
     ) -> ResponseMeta {
-        let raw_headers = redacted_headers(headers, secret);
-        let request_id = REQUEST_ID_NAMES
-            .iter()
-            .find_map(|k| joined(&raw_headers, k));
-        ResponseMeta {
+        let mut last = LastResponse::new(
             status,
-            request_id,
-            raw_headers,
+            headers,
             attempts,
             elapsed_ms,
-            url: crate::redact::text(url.to_string(), secret),
-        }
+            url.to_string(),
+            Arc::from(secret),
+        );
+        last.meta();
+        last.meta
     }
 
     /// Header names in lower case; repeated headers joined with ", ".
