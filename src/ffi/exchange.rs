@@ -1,11 +1,9 @@
 //! The exchange in C: one call's protocol as a state machine that the caller's
 //! own I/O drives (an event loop, Go's net/http, URLSession).
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::time::Duration;
-
-use ureq::http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::api::ops::{self, Method};
 use crate::client::exchange::{Exchange, Spec, Want};
@@ -18,6 +16,7 @@ use super::args;
 use super::error_slot::set_last_error;
 use super::event::gw_event;
 use super::event_buffers::EventBuffers;
+use super::exchange_head::{head_map, refused_head};
 use super::guard::{call_borrowed, catch, report};
 use super::handle::gw_client;
 use super::images::{gw_file, upload_form};
@@ -441,75 +440,6 @@ pub unsafe extern "C" fn gw_exchange_feed_head(
         })();
         status_of(result)
     })
-}
-
-/// The head's headers as a map, or None when one is refused (`refused_head` says
-/// why). Each text is read once: http's checks of a name (a token: ASCII) and of a
-/// value (no control character) are the only ones, but for the UTF-8 a value
-/// past ASCII must be.
-///
-/// # Safety
-/// Each header's pointers are NULL or NUL-terminated strings.
-unsafe fn head_map(headers: &[gw_header]) -> Option<HeaderMap> {
-    let mut map = HeaderMap::with_capacity(headers.len());
-    for header in headers {
-        if header.name.is_null() || header.value.is_null() {
-            return None;
-        }
-        let name = CStr::from_ptr(header.name).to_bytes();
-        let name = match KNOWN_NAMES
-            .iter()
-            .find(|k| name.eq_ignore_ascii_case(k.as_ref()))
-        {
-            Some(known) => known.clone(),
-            None => HeaderName::from_bytes(name).ok()?,
-        };
-        let value = CStr::from_ptr(header.value).to_bytes();
-        let value = match KNOWN_VALUES.iter().find(|k| k.as_bytes() == value) {
-            Some(known) => known.clone(),
-            None if !value.is_ascii() && std::str::from_utf8(value).is_err() => return None,
-            None => HeaderValue::from_bytes(value).ok()?,
-        };
-        map.append(name, value);
-    }
-    Some(map)
-}
-
-/// Header names not in http's table that most answers carry: made once, since
-/// http copies any other such name to the heap (and frees it with the metadata).
-static KNOWN_NAMES: [HeaderName; 3] = [
-    HeaderName::from_static("x-request-id"),
-    HeaderName::from_static("request-id"),
-    HeaderName::from_static("openai-request-id"),
-];
-
-/// Values most answers carry, made once for the same reason (a value is matched
-/// exactly: its case is the gateway's).
-static KNOWN_VALUES: [HeaderValue; 5] = [
-    HeaderValue::from_static("application/json"),
-    HeaderValue::from_static("application/json; charset=utf-8"),
-    HeaderValue::from_static("text/event-stream"),
-    HeaderValue::from_static("keep-alive"),
-    HeaderValue::from_static("chunked"),
-];
-
-/// Why `head_map` refused the head, as the checks one header after another say it.
-///
-/// # Safety
-/// As `head_map`.
-#[cold]
-unsafe fn refused_head(headers: &[gw_header]) -> Result<HeaderMap, Error> {
-    let mut map = HeaderMap::with_capacity(headers.len());
-    for header in headers {
-        let name = args::text(header.name, "headers: name")?;
-        let value = args::text(header.value, "headers: value")?;
-        let bad = || Error::invalid_param("headers", format!("headers: '{name}' is not valid"));
-        map.append(
-            HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?,
-            HeaderValue::from_str(value).map_err(|_| bad())?,
-        );
-    }
-    Ok(map)
 }
 
 /// Feeds `len` body bytes (any split of the body, after the head). `*taken`
