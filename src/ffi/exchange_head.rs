@@ -78,3 +78,82 @@ pub(super) unsafe fn refused_head(headers: &[gw_header]) -> Result<HeaderMap, Er
     }
     Ok(map)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::{c_char, CString};
+
+    use super::*;
+
+    /// `head_map`'s answer beside the old way's (`refused_head`'s checks, then
+    /// http's copies): the same map, or None where the old way says why.
+    fn both(pairs: &[(&[u8], &[u8])]) -> (Option<HeaderMap>, Result<HeaderMap, Error>) {
+        let texts: Vec<(CString, CString)> = pairs
+            .iter()
+            .map(|(n, v)| (CString::new(*n).unwrap(), CString::new(*v).unwrap()))
+            .collect();
+        let headers: Vec<gw_header> = texts
+            .iter()
+            .map(|(n, v)| gw_header {
+                name: n.as_ptr(),
+                value: v.as_ptr(),
+            })
+            .collect();
+        // SAFETY: every pointer is a live NUL-terminated string.
+        unsafe { (head_map(&headers), refused_head(&headers)) }
+    }
+
+    #[test]
+    fn the_map_is_the_one_the_checked_way_makes() {
+        let (fast, checked) = both(&[
+            (b"Content-Type", b"application/json"),
+            (b"X-Request-Id", b"req_1"),
+            (b"x-request-id", b"req_2"),
+            (b"OpenAI-Request-ID", b"Application/JSON"),
+            (b"x-note", "caf\u{e9}\tok".as_bytes()),
+            (b"content-length", b""),
+        ]);
+        let (fast, checked) = (fast.unwrap(), checked.unwrap());
+        assert_eq!(fast, checked);
+        let ids: Vec<_> = fast.get_all("x-request-id").iter().collect();
+        assert_eq!(ids, ["req_1", "req_2"]);
+    }
+
+    #[test]
+    fn a_refused_header_gets_the_checked_way_s_error() {
+        let refused: [(&[u8], &[u8], &str); 4] = [
+            (
+                b"content type",
+                b"x",
+                "headers: 'content type' is not valid",
+            ),
+            (b"x-a", b"a\rb", "headers: 'x-a' is not valid"),
+            (
+                b"x-a",
+                b"caf\xe9",
+                "headers: value: is not valid UTF-8 (byte 3)",
+            ),
+            (
+                b"x-\xff",
+                b"v",
+                "headers: name: is not valid UTF-8 (byte 2)",
+            ),
+        ];
+        for (name, value, said) in refused {
+            let (fast, checked) = both(&[(b"date", b"d"), (name, value)]);
+            assert!(fast.is_none(), "{said}");
+            assert!(checked.unwrap_err().to_string().contains(said), "{said}");
+        }
+        let null = [gw_header {
+            name: std::ptr::null::<c_char>(),
+            value: c"v".as_ptr(),
+        }];
+        // SAFETY: NULL or a live NUL-terminated string.
+        let (fast, checked) = unsafe { (head_map(&null), refused_head(&null)) };
+        assert!(fast.is_none());
+        assert!(checked
+            .unwrap_err()
+            .to_string()
+            .contains("must not be NULL"));
+    }
+}
