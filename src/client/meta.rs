@@ -1,7 +1,9 @@
 //! What a caller may want to know about the last exchange on a handle
 //! (`gw_client_last_response`): status, request id, headers, attempts, time.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use ureq::http::{HeaderMap, HeaderName, HeaderValue};
@@ -30,9 +32,58 @@ pub struct ResponseMeta {
     pub url: String,
 }
 
+/// The metadata as `record` keeps it: the headers redacted at once, the request id
+/// found and the URL redacted (and stripped of `?key=`) only when someone asks
+/// (`meta`), since most calls never do. The URL kept for that is no part of
+/// anything shown: only `meta` reads it, and redacts it first.
+pub(crate) struct LastResponse {
+    meta: ResponseMeta,
+    /// The URL as the exchange had it and the key, while `meta`'s request id and
+    /// URL are not made yet.
+    pending: Option<(String, Arc<str>)>,
+}
+
+impl LastResponse {
+    pub(crate) fn new(
+        status: u16,
+        headers: HeaderMap,
+        attempts: u32,
+        elapsed_ms: u64,
+        url: String,
+        secret: Arc<str>,
+    ) -> LastResponse {
+        let meta = ResponseMeta {
+            status,
+            request_id: None,
+            raw_headers: redacted_headers(headers, &secret),
+            attempts,
+            elapsed_ms,
+            url: String::new(),
+        };
+        LastResponse {
+            meta,
+            pending: Some((url, secret)),
+        }
+    }
+
+    /// The metadata, whole.
+    pub(crate) fn meta(&mut self) -> &ResponseMeta {
+        if let Some((url, secret)) = self.pending.take() {
+            let meta = &mut self.meta;
+            meta.request_id = REQUEST_ID_NAMES
+                .iter()
+                .find_map(|k| joined(&meta.raw_headers, k));
+            let url = crate::redact::strip_query_key(&url).into_owned();
+            meta.url = crate::redact::text(url, &secret);
+        }
+        &self.meta
+    }
+}
+
 impl ResponseMeta {
     /// `secret` (the API key) is taken out of every header name and value and
     /// the URL, in any case: a server may echo it in a header.
+    #[cfg(test)]
     pub(crate) fn read(
         status: u16,
         headers: HeaderMap,
@@ -41,18 +92,16 @@ impl ResponseMeta {
         url: &str,
         secret: &str,
     ) -> ResponseMeta {
-        let raw_headers = redacted_headers(headers, secret);
-        let request_id = REQUEST_ID_NAMES
-            .iter()
-            .find_map(|k| joined(&raw_headers, k));
-        ResponseMeta {
+        let mut last = LastResponse::new(
             status,
-            request_id,
-            raw_headers,
+            headers,
             attempts,
             elapsed_ms,
-            url: crate::redact::text(url.to_string(), secret),
-        }
+            url.to_string(),
+            Arc::from(secret),
+        );
+        last.meta();
+        last.meta
     }
 
     /// Header names in lower case; repeated headers joined with ", ".
@@ -67,9 +116,6 @@ impl ResponseMeta {
     /// (no JSON value, no ordered map of copies): `gw_client_last_response`.
     pub(crate) fn to_json_text(&self) -> String {
         let mut out = Vec::with_capacity(160 + 48 * self.raw_headers.keys_len() + self.url.len());
-        let string = |out: &mut Vec<u8>, text: &str| {
-            serde_json::to_writer(out, text).expect("a string is written to memory")
-        };
         let number = |out: &mut Vec<u8>, n: u64| {
             serde_json::to_writer(out, &n).expect("a number is written to memory")
         };
@@ -77,33 +123,36 @@ impl ResponseMeta {
         number(&mut out, u64::from(self.status));
         out.extend_from_slice(b",\"request_id\":");
         match &self.request_id {
-            Some(id) => string(&mut out, id),
+            Some(id) => json_string(&mut out, id),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b",\"headers\":{");
-        let mut names: Vec<&HeaderName> = self.raw_headers.keys().collect();
-        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
-        for (i, name) in names.into_iter().enumerate() {
-            if i > 0 {
+        // Every value once, in the map's order (no lookup by name); the stable sort by
+        // name keeps a repeated name's values in the order they came.
+        let mut entries: Vec<(&HeaderName, &HeaderValue)> = self.raw_headers.iter().collect();
+        entries.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        let mut rest = &entries[..];
+        while let Some(((name, first), _)) = rest.split_first() {
+            let same = rest.iter().take_while(|(n, _)| n == name).count();
+            if rest.len() < entries.len() {
                 out.push(b',');
             }
-            string(&mut out, name.as_str());
+            json_string(&mut out, name.as_str());
             out.push(b':');
-            let mut values = self.raw_headers.get_all(name).iter();
-            match (values.next(), values.next()) {
-                (Some(one), None) => string(&mut out, &String::from_utf8_lossy(one.as_bytes())),
-                _ => string(
-                    &mut out,
-                    &joined(&self.raw_headers, name).unwrap_or_default(),
-                ),
+            if same == 1 {
+                json_string(&mut out, &value_text(first));
+            } else {
+                let values: Vec<_> = rest[..same].iter().map(|(_, v)| value_text(v)).collect();
+                json_string(&mut out, &values.join(", "));
             }
+            rest = &rest[same..];
         }
         out.extend_from_slice(b"},\"attempts\":");
         number(&mut out, u64::from(self.attempts));
         out.extend_from_slice(b",\"elapsed_ms\":");
         number(&mut out, self.elapsed_ms);
         out.extend_from_slice(b",\"url\":");
-        string(&mut out, &self.url);
+        json_string(&mut out, &self.url);
         out.push(b'}');
         String::from_utf8(out).expect("serde_json writes UTF-8")
     }
@@ -127,8 +176,15 @@ fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
     // A first look on the raw bytes (no UTF-8 check, no copy): an API key is ASCII
     // (it must make a valid header), so bytes it rules out do not hold the key.
     let screen = crate::redact::Screen::new(secret);
+    let ascii = secret.is_ascii();
     let holds = |bytes: &[u8]| {
-        (!secret.is_ascii() || screen.may_hold(bytes))
+        // Every spelling of an ASCII key is ASCII and at least as long as the key, and
+        // the lossy reading below makes no ASCII byte: a shorter text cannot hold it
+        // (a real key is longer than most header names and values).
+        if ascii && bytes.len() < secret.len() {
+            return false;
+        }
+        (!ascii || screen.may_hold(bytes))
             && crate::redact::holds(&String::from_utf8_lossy(bytes), secret)
     };
     if !headers
@@ -158,10 +214,38 @@ fn redacted_headers(headers: HeaderMap, secret: &str) -> HeaderMap {
     out
 }
 
+/// A header value as text: as it is when it is visible ASCII (most are), else
+/// read as UTF-8 with what is not replaced.
+fn value_text(value: &HeaderValue) -> Cow<'_, str> {
+    match value.to_str() {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()),
+    }
+}
+
+/// `text` as a JSON string, as serde_json writes it: copied as it is between its
+/// quotes when nothing in it needs an escape (a control character, `"`, `\\`).
+fn json_string(out: &mut Vec<u8>, text: &str) {
+    if crate::stream::json_cursor::plain_run(text.as_bytes(), 0) == text.len() {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        serde_json::to_writer(out, text).expect("a string is written to memory");
+    }
+}
+
 /// The values of header `name` joined with ", " (None when absent).
 fn joined<K: ureq::http::header::AsHeaderName>(headers: &HeaderMap, name: K) -> Option<String> {
+    let mut values = headers.get_all(name).iter().peekable();
+    let first = values.next()?;
+    if values.peek().is_none() {
+        // One value (the common case): no joining.
+        return Some(value_text(first).into_owned());
+    }
     let mut text: Option<String> = None;
-    for value in headers.get_all(name) {
+    for value in std::iter::once(first).chain(values) {
         let value = String::from_utf8_lossy(value.as_bytes());
         match &mut text {
             Some(t) => {

@@ -31,7 +31,7 @@ use ureq::unversioned::transport::{ConnectProxyConnector, Connector, RustlsConne
 use ureq::Agent;
 
 use crate::client::call_options::CallOptions;
-use crate::client::meta::ResponseMeta;
+use crate::client::meta::{LastResponse, ResponseMeta};
 use crate::client::observe::Observer;
 use crate::client::options::{BaseUrl, Options};
 use crate::error::Error;
@@ -67,7 +67,7 @@ pub struct ClientInner {
     extra_headers: Vec<(HeaderName, HeaderValue)>,
     idempotency_key: Option<HeaderValue>,
     cancel: Arc<CancelToken>,
-    last_response: Mutex<Option<ResponseMeta>>,
+    last_response: Mutex<Option<LastResponse>>,
     /// Told of each attempt's start and end (`observed`); derived handles keep it.
     observer: Option<Observer>,
 }
@@ -265,7 +265,8 @@ impl Client {
         self.last_response
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .as_mut()
+            .map(|last| last.meta().clone())
     }
 
     /// `last_response` as `gw_client_last_response`'s JSON text (`null` when
@@ -274,8 +275,8 @@ impl Client {
         self.last_response
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map_or_else(|| "null".to_string(), ResponseMeta::to_json_text)
+            .as_mut()
+            .map_or_else(|| "null".to_string(), |last| last.meta().to_json_text())
     }
 
     pub fn options(&self) -> &Options {

@@ -64,7 +64,8 @@ fn seconds(secs: f64) -> Option<Duration> {
 
 /// The wait a successful answer asks for before it is polled again:
 /// `openai-poll-after-ms`, else `Retry-After` (as for retries).
-pub fn poll_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+/// `now` is read only when a Retry-After date needs it (most answers have none).
+pub fn poll_after(headers: &HeaderMap, now: impl FnOnce() -> SystemTime) -> Option<Duration> {
     let hinted = headers
         .get(&POLL_AFTER_MS)
         .and_then(|v| v.to_str().ok())
@@ -74,7 +75,7 @@ pub fn poll_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
         headers
             .get(RETRY_AFTER)
             .is_some()
-            .then(|| server_delay(headers, now))
+            .then(|| server_delay(headers, now()))
             .flatten()
     })
 }

@@ -5,8 +5,6 @@ use std::ffi::c_char;
 use std::os::raw::c_int;
 use std::time::Duration;
 
-use ureq::http::{HeaderMap, HeaderName, HeaderValue};
-
 use crate::api::ops::{self, Method};
 use crate::client::exchange::{Exchange, Spec, Want};
 use crate::client::task_wait::Driven;
@@ -18,7 +16,8 @@ use super::args;
 use super::error_slot::set_last_error;
 use super::event::gw_event;
 use super::event_buffers::EventBuffers;
-use super::guard::{call, catch, report};
+use super::exchange_head::{head_map, refused_head};
+use super::guard::{call_borrowed, catch, report};
 use super::handle::gw_client;
 use super::images::{gw_file, upload_form};
 
@@ -433,18 +432,15 @@ pub unsafe extern "C" fn gw_exchange_feed_head(
                 .ok_or_else(|| {
                     Error::invalid_param("status", format!("status: {status} is no HTTP status"))
                 })?;
-            let mut map = HeaderMap::with_capacity(count);
-            for i in 0..count {
-                let header = &*headers.add(i);
-                let name = args::text(header.name, "headers: name")?;
-                let value = args::text(header.value, "headers: value")?;
-                let bad =
-                    || Error::invalid_param("headers", format!("headers: '{name}' is not valid"));
-                map.append(
-                    HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?,
-                    HeaderValue::from_str(value).map_err(|_| bad())?,
-                );
-            }
+            let headers = if count == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(headers, count)
+            };
+            let map = match head_map(headers) {
+                Some(map) => map,
+                None => refused_head(headers)?,
+            };
             ex.inner.feed_head(status, map)
         })();
         status_of(result)
@@ -577,10 +573,11 @@ pub unsafe extern "C" fn gw_exchange_event(ex: *mut gw_exchange, out: *mut gw_ev
 /// `gw_client_last_response`.
 #[no_mangle]
 pub unsafe extern "C" fn gw_exchange_finish(ex: *mut gw_exchange, out: *mut *mut c_char) -> c_int {
-    call(out, || {
+    call_borrowed(out, || {
         let ex = exchange(ex)?;
         match ex.inner.outcome() {
-            Some(outcome) => outcome.clone(),
+            Some(Ok(text)) => Ok(text.as_str()),
+            Some(Err(e)) => Err(e.clone()),
             None => Err(Error::invalid(
                 "exchange: not over yet (step until GW_WANT_DONE)",
             )),

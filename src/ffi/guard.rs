@@ -18,32 +18,46 @@ pub(crate) fn call(out: *mut *mut c_char, body: impl FnOnce() -> Result<String, 
 /// As `call`, for an export that may find nothing (`gw_json_get`): `Ok(None)`
 /// returns `GW_ABSENT` with `*out` NULL, which is not a failure (the thread's
 /// last error is left alone).
-pub(crate) fn call_or_absent(
+pub(crate) fn call_or_absent<T: AsRef<str>>(
     out: *mut *mut c_char,
-    body: impl FnOnce() -> Result<Option<String>, Error>,
+    body: impl FnOnce() -> Result<Option<T>, Error>,
 ) -> c_int {
     let guarded = catch_unwind(AssertUnwindSafe(|| {
         if !out.is_null() {
             // SAFETY: the caller passes NULL or a writable `char **` (header contract).
             unsafe { *out = std::ptr::null_mut() };
         }
-        let result =
-            catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
-        let (status, text) = match result {
-            Ok(Some(text)) => (GW_OK, text),
-            Ok(None) => return GW_ABSENT,
-            Err(e) => {
-                set_last_error(&e.to_string());
-                (e.status(), e.to_json())
+        let give = |text: &str| {
+            if !out.is_null() {
+                // SAFETY: as above.
+                unsafe { *out = malloc_string(text) };
             }
         };
-        if !out.is_null() {
-            // SAFETY: as above.
-            unsafe { *out = malloc_string(&text) };
+        let result =
+            catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
+        match result {
+            Ok(Some(text)) => {
+                give(text.as_ref());
+                GW_OK
+            }
+            Ok(None) => GW_ABSENT,
+            Err(e) => {
+                set_last_error(&e.to_string());
+                give(&e.to_json());
+                e.status()
+            }
         }
-        status
     }));
     guarded.unwrap_or(GW_INTERNAL)
+}
+
+/// As `call`, for an answer the export only borrows: written out as it is, with
+/// no copy of it made first.
+pub(crate) fn call_borrowed<'t>(
+    out: *mut *mut c_char,
+    body: impl FnOnce() -> Result<&'t str, Error>,
+) -> c_int {
+    call_or_absent(out, || body().map(Some))
 }
 
 /// For exports whose success has no text (creating a handle): on success

@@ -18,6 +18,7 @@ mod error_slot;
 mod event;
 mod event_buffers;
 mod exchange;
+mod exchange_head;
 mod exchange_wait;
 mod guard;
 mod handle;

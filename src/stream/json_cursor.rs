@@ -316,7 +316,7 @@ impl<'a> Cursor<'a> {
 /// bytes a step (SWAR, exact, so the first hit's place comes from the mask),
 /// then byte by byte for the last few: strings in chunks are short and many,
 /// where a SIMD search's set-up would cost more than it saves.
-fn plain_run(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn plain_run(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // 0x80 in each byte of `v` that is zero, and nothing else (no carries).

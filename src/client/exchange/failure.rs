@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use ureq::http::HeaderMap;
 
 use crate::api::ops::Method;
-use crate::client::meta::ResponseMeta;
+use crate::client::meta::LastResponse;
 use crate::error::Error;
 use crate::log::{self, Level};
 
@@ -170,13 +170,13 @@ impl Exchange<'_> {
 
     #[inline(never)]
     pub(super) fn record(&self, status: u16, headers: HeaderMap) {
-        let meta = ResponseMeta::read(
+        let meta = LastResponse::new(
             status,
             headers,
             self.tally.attempts,
             self.tally.started.elapsed().as_millis() as u64,
-            &crate::redact::strip_query_key(&self.url),
-            &self.client.api_key,
+            self.url.clone(),
+            self.client.api_key.clone(),
         );
         *self
             .client

@@ -37,16 +37,17 @@ impl Exchange<'_> {
             ));
             return self.failed_transport(e, false);
         }
-        let location = headers
-            .get(http::header::LOCATION)
-            .and_then(|v| v.to_str().ok());
-        if let (true, Some(location)) = (matches!(status, 301 | 302 | 303 | 307 | 308), location) {
+        // Location is looked up only where it may lead somewhere.
+        let location = matches!(status, 301 | 302 | 303 | 307 | 308)
+            .then(|| headers.get(http::header::LOCATION)?.to_str().ok())
+            .flatten();
+        if let Some(location) = location {
             self.redirect(status, location.to_string());
             return Ok(());
         }
         self.end_watch(Ok((status, &headers)));
         if (200..300).contains(&status) {
-            self.tally.poll_after = retry::poll_after(&headers, SystemTime::now());
+            self.tally.poll_after = retry::poll_after(&headers, SystemTime::now);
             let state = self.answer_state(&headers);
             // The map itself goes into the metadata: no copy of it per call.
             self.record(status, headers);
