@@ -109,10 +109,13 @@ fi
 # not to inline) and the per-call work to 2,536,920; the cap was 2.55 MB until a trim (branch
 # trim: a Value's text through serde_json::to_string, one ureq request path for every body,
 # options read as an object into their defaults) took it to 2,491,640 bytes; the video wait as
-# an exchange (task_wait.rs, gw_exchange_new_video_wait: +10 KB) to 2,501,688. The cap is
-# 2.51 MB until the next trim brings that back under 2.5 MB (candidates: docs/install.md). It
-# catches what it is for: a dependency or a feature pulled in unnoticed.
-so_max=2510000
+# an exchange (task_wait.rs, gw_exchange_new_video_wait: +10 KB) to 2,501,688, the roots cache,
+# the exchange's fast head and request paths and lazy metadata to 2,525,040 (cap 2.51 MB then). A
+# second trim (branch trim2: the FFI guard's failure path in one cold function, malloc_string not
+# inlined into each export) took it to 2,497,072, so the cap is 2.5 MB again (candidates for the
+# next trim: docs/install.md). It catches what it is for: a dependency or a feature pulled in
+# unnoticed.
+so_max=2500000
 [ "$so_size" -le "$so_max" ] || { say "libgw.so is $so_size bytes, over $so_max"; fail=1; }
 [ "$a_size" -le 10485760 ] || { say "libgw.a is over 10 MB"; fail=1; }
 # The archive keeps its function symbols (the .so is stripped): no function mixes AVX and

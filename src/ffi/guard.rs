@@ -41,11 +41,7 @@ pub(crate) fn call_or_absent<T: AsRef<str>>(
                 GW_OK
             }
             Ok(None) => GW_ABSENT,
-            Err(e) => {
-                set_last_error(&e.to_string());
-                give(&e.to_json());
-                e.status()
-            }
+            Err(e) => failed(out, e),
         }
     }));
     guarded.unwrap_or(GW_INTERNAL)
@@ -72,17 +68,24 @@ pub(crate) fn report(err_out: *mut *mut c_char, body: impl FnOnce() -> Result<()
             catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|panic| Err(panic_error(panic)));
         match result {
             Ok(()) => GW_OK,
-            Err(e) => {
-                set_last_error(&e.to_string());
-                if !err_out.is_null() {
-                    // SAFETY: as above.
-                    unsafe { *err_out = malloc_string(&e.to_json()) };
-                }
-                e.status()
-            }
+            Err(e) => failed(err_out, e),
         }
     }));
     guarded.unwrap_or(GW_INTERNAL)
+}
+
+/// A failure reported: the thread's last error set, `*out` (unless NULL) given the
+/// error JSON, the status returned. One copy for every export, not one per guard's
+/// instantiation (the failure path is cold); still called inside the guard.
+#[cold]
+#[inline(never)]
+fn failed(out: *mut *mut c_char, e: Error) -> c_int {
+    set_last_error(&e.to_string());
+    if !out.is_null() {
+        // SAFETY: the caller passes NULL or a writable `char **` (header contract).
+        unsafe { *out = malloc_string(&e.to_json()) };
+    }
+    e.status()
 }
 
 /// For exports that return a value instead of a status: a panic becomes `fallback`.
@@ -96,6 +99,8 @@ pub(crate) fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     })
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
     let what = panic
         .downcast_ref::<&str>()
@@ -107,6 +112,8 @@ pub(crate) fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
 
 /// A NUL-terminated copy in `malloc`ed memory, released by `gw_free`. An
 /// interior NUL (impossible in JSON text) is replaced so C sees the whole text.
+/// Not inlined: every export would otherwise carry its own copy of the loop.
+#[inline(never)]
 pub(crate) fn malloc_string(text: &str) -> *mut c_char {
     let bytes = text.as_bytes();
     // SAFETY: malloc of len + 1; NULL is checked before writing.
