@@ -136,18 +136,7 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    // A CA of the unit tests (tls.rs has the same one).
-    const CA: &str = "-----BEGIN CERTIFICATE-----\n\
-        MIIBizCCATGgAwIBAgIUJFRBw5oIKHWvQZVCgYCMOBQOfs8wCgYIKoZIzj0EAwIw\n\
-        GjEYMBYGA1UEAwwPZ3cgdW5pdCB0ZXN0IENBMCAXDTI2MTEyNjEwMDgyMVoYDzIx\n\
-        MjYxMTAyMTAwODIxWjAaMRgwFgYDVQQDDA9ndyB1bml0IHRlc3QgQ0EwWTATBgcq\n\
-        hkjOPQIBBggqhkjOPQMBBwNCAAT3xyMXwyqhfMlUJwdgavfKwafQmP/XKpUgCa8a\n\
-        duOy+iNEFhqT0RfJbGCgNDY52TytNfIdmvHPy9Dk8Xf14VXRo1MwUTAdBgNVHQ4E\n\
-        FgQUp7tMyMK9dll9m8Daez9ynw7vQG0wHwYDVR0jBBgwFoAUp7tMyMK9dll9m8Da\n\
-        ez9ynw7vQG0wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiB3IDeV\n\
-        hwzoAWrs60U6WCjW8xDFkfYawYabRIHap3w3awIhAJ2dUvow5d0zKJJnGWVKG3Bx\n\
-        WPh7TERJO/c4BzOlyfO5\n\
-        -----END CERTIFICATE-----\n";
+    use super::super::tls::TEST_CA as CA;
 
     fn list(roots: &Option<RootCerts>) -> Arc<Vec<Certificate<'static>>> {
         match roots {

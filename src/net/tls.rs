@@ -213,6 +213,20 @@ pub(crate) fn describe(e: &rustls::Error) -> String {
     format!("TLS: {e}{hint}")
 }
 
+/// A CA certificate of the unit tests (tls.rs, env_roots.rs).
+#[cfg(test)]
+pub(super) const TEST_CA: &str = "-----BEGIN CERTIFICATE-----\n\
+        MIIBizCCATGgAwIBAgIUJFRBw5oIKHWvQZVCgYCMOBQOfs8wCgYIKoZIzj0EAwIw\n\
+        GjEYMBYGA1UEAwwPZ3cgdW5pdCB0ZXN0IENBMCAXDTI2MTEyNjEwMDgyMVoYDzIx\n\
+        MjYxMTAyMTAwODIxWjAaMRgwFgYDVQQDDA9ndyB1bml0IHRlc3QgQ0EwWTATBgcq\n\
+        hkjOPQIBBggqhkjOPQMBBwNCAAT3xyMXwyqhfMlUJwdgavfKwafQmP/XKpUgCa8a\n\
+        duOy+iNEFhqT0RfJbGCgNDY52TytNfIdmvHPy9Dk8Xf14VXRo1MwUTAdBgNVHQ4E\n\
+        FgQUp7tMyMK9dll9m8Daez9ynw7vQG0wHwYDVR0jBBgwFoAUp7tMyMK9dll9m8Da\n\
+        ez9ynw7vQG0wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiB3IDeV\n\
+        hwzoAWrs60U6WCjW8xDFkfYawYabRIHap3w3awIhAJ2dUvow5d0zKJJnGWVKG3Bx\n\
+        WPh7TERJO/c4BzOlyfO5\n\
+        -----END CERTIFICATE-----\n";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,17 +258,7 @@ mod tests {
         assert!(store.roots.iter().any(|a| a.name_constraints.is_some()));
 
         // And config() hands ureq all of them, then the added CA.
-        const CA: &str = "-----BEGIN CERTIFICATE-----\n\
-            MIIBizCCATGgAwIBAgIUJFRBw5oIKHWvQZVCgYCMOBQOfs8wCgYIKoZIzj0EAwIw\n\
-            GjEYMBYGA1UEAwwPZ3cgdW5pdCB0ZXN0IENBMCAXDTI2MTEyNjEwMDgyMVoYDzIx\n\
-            MjYxMTAyMTAwODIxWjAaMRgwFgYDVQQDDA9ndyB1bml0IHRlc3QgQ0EwWTATBgcq\n\
-            hkjOPQIBBggqhkjOPQMBBwNCAAT3xyMXwyqhfMlUJwdgavfKwafQmP/XKpUgCa8a\n\
-            duOy+iNEFhqT0RfJbGCgNDY52TytNfIdmvHPy9Dk8Xf14VXRo1MwUTAdBgNVHQ4E\n\
-            FgQUp7tMyMK9dll9m8Daez9ynw7vQG0wHwYDVR0jBBgwFoAUp7tMyMK9dll9m8Da\n\
-            ez9ynw7vQG0wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiB3IDeV\n\
-            hwzoAWrs60U6WCjW8xDFkfYawYabRIHap3w3awIhAJ2dUvow5d0zKJJnGWVKG3Bx\n\
-            WPh7TERJO/c4BzOlyfO5\n\
-            -----END CERTIFICATE-----\n";
+        const CA: &str = TEST_CA;
         let o = Options {
             ca_pem: Some(CA.into()),
             ..Options::default()
