@@ -420,21 +420,26 @@ func TestRequestHeadersAreEachCallsOwn(t *testing.T) {
 	}
 }
 
-// fabricatedTransport answers without a network, with a header net/http itself would
-// refuse on the wire (a NUL in a value), as a RoundTripper outside net/http may.
-type fabricatedTransport struct{}
+// fabricatedTransport answers without a network, with headers net/http itself would
+// refuse on the wire (a NUL in a value, a space in a name), as a RoundTripper outside
+// net/http may: Content-Type and these extra headers.
+type fabricatedTransport struct{ extra http.Header }
 
-func (fabricatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (f fabricatedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	body := `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"},
-		"X-Nul": {"a\x00b"}, "X-Fine": {"yes"}}, Body: io.NopCloser(strings.NewReader(body)),
+	header := http.Header{"Content-Type": {"application/json"}}
+	for name, values := range f.extra {
+		header[name] = values
+	}
+	return &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(strings.NewReader(body)),
 		ContentLength: int64(len(body)), Request: req}, nil
 }
 
 // A header value that cannot be a C string is left out of what gw is fed; the rest of
 // the head, and the call, go on.
 func TestHeaderWithNULLeftOut(t *testing.T) {
-	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: fabricatedTransport{}} })
+	nul := fabricatedTransport{http.Header{"X-Nul": {"a\x00b"}, "X-Fine": {"yes"}}}
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: nul} })
 	var meta ResponseMeta
 	res, err := c.Chat(bg(), chatReq("q"), WithResponseMeta(&meta))
 	if err != nil || res.Text() != "hi" {
@@ -442,5 +447,28 @@ func TestHeaderWithNULLeftOut(t *testing.T) {
 	}
 	if _, ok := meta.Header["X-Nul"]; ok || meta.Header.Get("X-Fine") != "yes" {
 		t.Errorf("headers %v: want X-Fine and no X-Nul", meta.Header)
+	}
+}
+
+// A head gw refuses (a header name that is no HTTP token) fails the call as the network
+// failure it is, and says why.
+func TestHeadGwRefusesIsANetworkFailure(t *testing.T) {
+	bad := fabricatedTransport{http.Header{"Bad Name": {"x"}}}
+	c := newClient(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: bad} })
+	_, err := c.Chat(bg(), chatReq("q"))
+	if e := asError(t, err); e.Status != StatusNetwork || !strings.Contains(e.Message, "not valid HTTP for gw") {
+		t.Fatalf("status %d, message %q: want a network failure naming the head", e.Status, e.Message)
+	}
+}
+
+// Finishing an exchange already released says so, as gw_exchange_finish(NULL) does,
+// and leaves the count of live C objects as it was.
+func TestFinishingAReleasedExchange(t *testing.T) {
+	before := liveHandles.Load()
+	if status, out := exchangeFinishFree(nil); status != StatusInvalidArgument || out != nil {
+		t.Fatalf("status %d, out %q", status, out)
+	}
+	if after := liveHandles.Load(); after != before {
+		t.Fatalf("live handles %d → %d", before, after)
 	}
 }

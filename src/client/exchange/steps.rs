@@ -167,11 +167,17 @@ impl Exchange<'_> {
         match self.start_hop() {
             Ok(request) => Some(request),
             Err(e) => {
-                self.end_watch(Err(&e));
-                self.finish(Err(e));
+                self.hop_refused(e);
                 None
             }
         }
+    }
+
+    /// A hop that cannot start (the deadline passed, the request cannot be
+    /// made) ends the call; its attempt's observer hears so.
+    fn hop_refused(&mut self, e: Error) {
+        self.end_watch(Err(&e));
+        self.finish(Err(e));
     }
 
     /// As `take_request`, for a driver that reads the request in place (the C
@@ -200,8 +206,7 @@ impl Exchange<'_> {
                 true
             }
             Err(e) => {
-                self.end_watch(Err(&e));
-                self.finish(Err(e));
+                self.hop_refused(e);
                 false
             }
         }
