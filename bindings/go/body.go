@@ -81,13 +81,26 @@ func decode[T any](op string, raw []byte, err error) (*T, error) {
 		return nil, err
 	}
 	out := new(T)
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := unmarshalAnswer(raw, out); err != nil {
 		return nil, &Error{Op: op, Status: StatusDecode, Message: "answer does not decode: " + err.Error(), Body: raw}
 	}
 	if r, ok := any(out).(interface{ setRaw(json.RawMessage) }); ok {
 		r.setRaw(raw)
 	}
 	return out, nil
+}
+
+// unmarshalAnswer is json.Unmarshal into a fresh *out, by the type's hand-written
+// decoder where it has one and that takes raw (chat_decode.go).
+func unmarshalAnswer[T any](raw []byte, out *T) error {
+	if f, ok := any(out).(fastDecoder); ok {
+		if f.decodeFast(raw) {
+			return nil
+		}
+		var zero T
+		*out = zero // what the fast decoder filled before it declined
+	}
+	return json.Unmarshal(raw, out)
 }
 
 // As decodes a raw answer into T; it takes a call's two results directly:
@@ -98,7 +111,7 @@ func As[T any](raw json.RawMessage, err error) (T, error) {
 	if err != nil {
 		return out, err
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if err := unmarshalAnswer(raw, &out); err != nil {
 		return out, &Error{Op: "decode", Status: StatusDecode, Message: "answer does not decode: " + err.Error(), Body: raw}
 	}
 	if r, ok := any(&out).(interface{ setRaw(json.RawMessage) }); ok {

@@ -1,0 +1,204 @@
+package gw
+
+import (
+	"encoding/json"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// decodedAlike decodes raw with T's hand-written decoder and with encoding/json, and
+// fails when the decoder took raw but its value is not encoding/json's (or encoding/json
+// refused it). It reports whether the decoder took raw.
+func decodedAlike[T any, P interface {
+	*T
+	fastDecoder
+}](t testing.TB, raw string) bool {
+	t.Helper()
+	fast, want := new(T), new(T)
+	took := P(fast).decodeFast([]byte(raw))
+	err := json.Unmarshal([]byte(raw), want)
+	if !took {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("the decoder took what encoding/json refuses (%v):\n%s", err, raw)
+	}
+	if !reflect.DeepEqual(fast, want) {
+		t.Fatalf("the decoder differs from encoding/json for\n%s\n got %#v\nwant %#v", raw, fast, want)
+	}
+	return true
+}
+
+// The usual answers, and the unusual ones the decoder still reads itself.
+var takenCompletions = []string{
+	`{"id":"chatcmpl-1","object":"chat.completion","created":1795833046,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"Echo: What is the capital of France?"},"finish_reason":"stop"}],"usage":{"prompt_tokens":6,"completion_tokens":7,"total_tokens":13}}`,
+	" {\n \"id\" : \"x\" ,\r\n\t\"choices\" : [ ] , \"usage\" : null } \n",
+	`{}`,
+	`{"choices":null,"id":null,"created":null,"model":"m","system_fingerprint":"fp_1"}`,
+	`{"choices":[{"index":1,"message":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":"tool_calls","logprobs":null}]}`,
+	`{"choices":[{"message":{"content":"line\nbreak \"quoted\" back\\slash \/ tab\t \u00e9\u4e2d \ud83c\udf89 \u0000 \b\f\r","reasoning_content":"think","name":"n","tool_call_id":"t"}}]}`,
+	`{"choices":[{"message":{"content":"héllo wörld 日本語 🎉"}},{"index":1,"message":null,"finish_reason":null}]}`,
+	`{"usage":{"prompt_tokens":-0,"completion_tokens":9223372036854775807,"total_tokens":-9223372036854775808,"completion_tokens_details":{"reasoning_tokens":3,"other":[1,2.5e-3,{"a":[true,false,null]}]}}}`,
+	`{"usage":{"completion_tokens_details":null},"service_tier":"default","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}],"x":"\u00e9 \ud83c\udf89 \/","Raw":"ignored","-":1}`,
+	`{"choices":[{"message":{"tool_calls":null,"extra":{"nested":[[[]]]}},"index":0,"extra":-1.5E+10}],"created":0}`,
+}
+
+// Answers the decoder leaves to encoding/json: each says why.
+var declinedCompletions = []string{
+	`{"ID":"x"}`,                  // another case: encoding/json takes it for ID
+	`{"Choices":[]}`,              // the same
+	`{"system-fingerprint":"x"}`,  // close enough to fold: left to encoding/json
+	`{"id":"a","id":"b"}`,         // twice
+	`{"choices":[],"choices":[]}`, // twice
+	`{"usage":{"total_tokens":1,"total_tokens":2}}`,
+	`{"choices":[{"message":{"content":[{"type":"text","text":"hi"}]}}]}`, // parts
+	`{"choices":[{"logprobs":{"content":[]}}]}`,                           // logprobs
+	`{"choices":[null]}`,
+	`{"choices":{}}`,
+	`{"id":5}`,
+	`{"created":1.5}`,
+	`{"created":1e3}`,
+	`{"created":99999999999999999999}`,
+	`{"choices":[{"index":"0"}]}`,
+	`{"id":"lone \ud83c surrogate"}`,
+	`{"id":"low first \udf89\ud83c"}`,
+	"{\"id\":\"bad \xff byte\"}",
+	"{\"x\":\"bad \xff byte in a skipped string\"}",
+	"{\"id\":\"raw \x01 control\"}",
+	`{"id":"bad escape \x"}`,
+	`{"id":"short \u12"}`,
+	`{"i\u0064":"escaped key"}`,
+	"{\"ïd\":\"non-ASCII key\"}",
+	`{"x":01}`,
+	`{"x":1.}`,
+	`{"x":-}`,
+	`{"x":+1}`,
+	`{"x":tru}`,
+	`{"x":nul}`,
+	`{"x":[1,]}`,
+	`{"x":1,}`,
+	`{"x" 1}`,
+	`{"id":"x"} trailing`,
+	`{"id":"x"}{}`,
+	`{"id":"x"`,
+	`{"id":"x`,
+	`null`,
+	`[]`,
+	`"text"`,
+	``,
+	"\ufeff{}",
+	`{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+}
+
+func TestChatDecodeTakesUsualAnswers(t *testing.T) {
+	for _, raw := range takenCompletions {
+		if !decodedAlike[ChatCompletion](t, raw) {
+			t.Errorf("the decoder declined a usual answer (encoding/json decodes it, slowly):\n%s", raw)
+		}
+	}
+}
+
+func TestChatDecodeLeavesTheRestToEncodingJSON(t *testing.T) {
+	for _, raw := range declinedCompletions {
+		if decodedAlike[ChatCompletion](t, raw) {
+			t.Errorf("the decoder took what it should leave to encoding/json:\n%s", raw)
+		}
+		// Through decode, the answer (or the error) is encoding/json's.
+		got, gotErr := decode[ChatCompletion]("chat", []byte(raw), nil)
+		var want ChatCompletion
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("decode and encoding/json disagree on %s: %v against %v", raw, gotErr, wantErr)
+		}
+		if gotErr == nil {
+			want.Raw = []byte(raw)
+			if !reflect.DeepEqual(*got, want) {
+				t.Fatalf("decode differs from encoding/json for %s:\n got %#v\nwant %#v", raw, *got, want)
+			}
+		} else if !strings.Contains(gotErr.Error(), wantErr.Error()) {
+			t.Fatalf("decode's error %q does not carry encoding/json's %q", gotErr, wantErr)
+		}
+	}
+}
+
+func TestChunkDecodeTakesUsualEvents(t *testing.T) {
+	for _, raw := range []string{
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\""}}],"reasoning_content":"r"}}],"system_fingerprint":"skipped here"}`,
+		`{"choices":[],"usage":null}`,
+	} {
+		if !decodedAlike[ChatCompletionChunk](t, raw) {
+			t.Errorf("the chunk decoder declined a usual event:\n%s", raw)
+		}
+	}
+	for _, raw := range []string{`{"choices":[{"delta":{"content":null,"Content":"x"}}]}`, `{"choices":[{"finish_reason":1}]}`} {
+		if decodedAlike[ChatCompletionChunk](t, raw) {
+			t.Errorf("the chunk decoder took what it should leave to encoding/json:\n%s", raw)
+		}
+	}
+}
+
+// Mutations of the usual answers (bytes changed, dropped, doubled, cut): whatever the
+// decoder takes, it decodes as encoding/json does. Seeded, so a failure repeats.
+func TestChatDecodeMutatedAnswers(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	alphabet := []byte(`{}[]:,"\ 0123456789.eE+-tfnulrsaxIDC` + "\t\n\x00\x7f\xc3\xa9\xff")
+	seeds := append(append([]string{}, takenCompletions...), declinedCompletions...)
+	taken := 0
+	for n := 0; n < 40000; n++ {
+		b := []byte(seeds[rng.Intn(len(seeds))])
+		for k := 1 + rng.Intn(3); k > 0 && len(b) > 0; k-- {
+			at := rng.Intn(len(b))
+			switch rng.Intn(4) {
+			case 0:
+				b[at] = alphabet[rng.Intn(len(alphabet))]
+			case 1:
+				b = append(b[:at], b[at+1:]...)
+			case 2:
+				b = append(b[:at], append([]byte{b[at]}, b[at:]...)...)
+			case 3:
+				b = b[:at]
+			}
+		}
+		if decodedAlike[ChatCompletion](t, string(b)) {
+			taken++
+		}
+		decodedAlike[ChatCompletionChunk](t, string(b))
+	}
+	if taken == 0 {
+		t.Fatal("no mutation was taken by the decoder: the test checks nothing")
+	}
+}
+
+func FuzzChatDecode(f *testing.F) {
+	for _, raw := range append(append([]string{}, takenCompletions...), declinedCompletions...) {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		decodedAlike[ChatCompletion](t, raw)
+		decodedAlike[ChatCompletionChunk](t, raw)
+	})
+}
+
+// plainRun against its definition: every byte value at every place of a word and of the
+// tail, from every start.
+func TestPlainRunFindsTheFirstByteToLookAt(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 19; at++ {
+			b := []byte(strings.Repeat("a", 19))
+			b[at] = byte(c)
+			for from := 0; from <= at; from++ {
+				want := len(b)
+				if stringByte[c] != plainByte {
+					want = at
+				}
+				if got := plainRun(b, from); got != want {
+					t.Fatalf("plainRun(%q, %d) = %d, want %d", b, from, got, want)
+				}
+			}
+		}
+	}
+}
