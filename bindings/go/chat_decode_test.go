@@ -202,3 +202,25 @@ func TestPlainRunFindsTheFirstByteToLookAt(t *testing.T) {
 		}
 	}
 }
+
+// The decoders against encoding/json on the mock's usual completion:
+// go test -run X -bench ChatDecode -benchmem
+func BenchmarkChatDecode(b *testing.B) {
+	raw := []byte(takenCompletions[0])
+	b.Run("hand-written", func(b *testing.B) {
+		for range b.N {
+			var c ChatCompletion
+			if !c.decodeFast(raw) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for range b.N {
+			var c ChatCompletion
+			if err := json.Unmarshal(raw, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

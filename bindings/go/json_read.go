@@ -16,6 +16,10 @@ import (
 type jsonReader struct {
 	b []byte
 	i int
+	// text is b as one string, made at the first string value: the values without
+	// escapes are slices of it, one allocation for all of them (encoding/json makes one
+	// too). It lives as long as any of them, as the answer's Raw does anyway.
+	text string
 }
 
 // maxSkipDepth bounds the nesting of a skipped value; deeper goes to encoding/json.
@@ -144,8 +148,12 @@ var stringByte = func() (t [256]uint8) {
 	return t
 }()
 
-// str reads a string value into a new Go string, its escapes decoded.
-func (r *jsonReader) str() (string, bool) {
+// str reads a string value into a Go string, its escapes decoded.
+func (r *jsonReader) str() (string, bool) { return r.stringValue(true) }
+
+// stringValue reads a string value; keep: its Go string is wanted (else it is only
+// checked, without allocating unless it has escapes).
+func (r *jsonReader) stringValue(keep bool) (string, bool) {
 	if !r.eat('"') {
 		return "", false
 	}
@@ -158,7 +166,13 @@ func (r *jsonReader) str() (string, bool) {
 			if wide && !utf8.Valid(b[start:i]) {
 				return "", false
 			}
-			return string(b[start:i]), true
+			if !keep {
+				return "", true
+			}
+			if r.text == "" {
+				r.text = string(b)
+			}
+			return r.text[start:i], true
 		case escapeByte:
 			r.i = i
 			return r.escapedStr(start)
@@ -351,7 +365,7 @@ func (r *jsonReader) digits() int {
 func (r *jsonReader) skip(depth int) bool {
 	switch r.next() {
 	case '"':
-		_, ok := r.str()
+		_, ok := r.stringValue(false)
 		return ok
 	case '{':
 		if depth >= maxSkipDepth {
