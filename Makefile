@@ -75,9 +75,9 @@ bench-instructions: build
 test-instructions: tools build
 	$(SUITE) $@ scripts/bench-instructions.sh
 
-# cargo-fuzz targets of fuzz/, then Go's FuzzChatDecode, each for FUZZ_SECONDS (default 60), one at a
+# cargo-fuzz targets of fuzz/, then Go's FuzzAnswerDecode, each for FUZZ_SECONDS (default 60), one at a
 # time (FUZZ_FORK=J: J workers) (scripts/fuzz.sh). Not part of `make test`: test-rust replays their
-# corpora instead, and the Go suite FuzzChatDecode's seeds.
+# corpora instead, and the Go suite FuzzAnswerDecode's seeds.
 FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh

@@ -10,8 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
-targets="${FUZZ_TARGETS:-sse_parser event_stream request_body validation options multipart response exchange go_chat_decode}"
-if [ -n "$(echo " $targets " | sed 's/ go_chat_decode / /g' | tr -d ' ')" ]; then
+targets="${FUZZ_TARGETS:-sse_parser event_stream request_body validation options multipart response exchange go_answer_decode}"
+if [ -n "$(echo " $targets " | sed 's/ go_answer_decode / /g' | tr -d ' ')" ]; then
     if ! cargo fuzz --version >/dev/null 2>&1; then
         cargo install cargo-fuzz --locked
     fi
@@ -19,15 +19,15 @@ if [ -n "$(echo " $targets " | sed 's/ go_chat_decode / /g' | tr -d ' ')" ]; the
     cargo fuzz build --release --debug-assertions
 fi
 for t in $targets; do
-    if [ "$t" = go_chat_decode ]; then
-        # Go's own fuzzing (bindings/go's FuzzChatDecode: the hand-written answer decoders
+    if [ "$t" = go_answer_decode ]; then
+        # Go's own fuzzing (bindings/go's FuzzAnswerDecode: the hand-written answer decoders
         # against encoding/json). A failing input lands in bindings/go/testdata/fuzz/, which
         # `go test` replays from then on: commit it with the fix.
         echo "== $t: ${seconds}s"
         make -s build >target/fuzz-go-build.log 2>&1 || { cat target/fuzz-go-build.log >&2; exit 1; }
         stamp="$(cat target/release/libgw.a include/gw.h | sha256sum | cut -c1-16)"
         (cd bindings/go && CGO_CFLAGS="-O2 -g -DGW_BUILD_STAMP=$stamp" \
-            go test -run '^$' -fuzz '^FuzzChatDecode$' -fuzztime "${seconds}s" -parallel 1 . 2>&1 | tail -n 3)
+            go test -run '^$' -fuzz '^FuzzAnswerDecode$' -fuzztime "${seconds}s" -parallel 1 . 2>&1 | tail -n 3)
         continue
     fi
     work="$PWD/target/fuzz-corpus/$t"

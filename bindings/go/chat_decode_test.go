@@ -173,13 +173,17 @@ func TestChatDecodeMutatedAnswers(t *testing.T) {
 	}
 }
 
-func FuzzChatDecode(f *testing.F) {
-	for _, raw := range append(append([]string{}, takenCompletions...), declinedCompletions...) {
+// FuzzAnswerDecode: whatever a hand-written decoder takes, it decodes as encoding/json
+// does (make fuzz runs it as go_answer_decode).
+func FuzzAnswerDecode(f *testing.F) {
+	for _, raw := range append(append(append(append([]string{}, takenCompletions...), declinedCompletions...),
+		takenEmbeddings...), declinedEmbeddings...) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		decodedAlike[ChatCompletion](t, raw)
 		decodedAlike[ChatCompletionChunk](t, raw)
+		decodedAlike[EmbeddingList](t, raw)
 	})
 }
 

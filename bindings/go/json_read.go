@@ -18,9 +18,14 @@ type jsonReader struct {
 	i int
 	// text is b as one string, made at the first string value: the values without
 	// escapes are slices of it, one allocation for all of them (encoding/json makes one
-	// too). It lives as long as any of them, as the answer's Raw does anyway.
+	// too). It lives as long as any of them, as the answer's Raw does anyway. Not for a
+	// text past sharedTextMax.
 	text string
 }
+
+// sharedTextMax: a text longer than this (an embedding's numbers, say) is not copied
+// whole for its few strings; each gets its own.
+const sharedTextMax = 4096
 
 // maxSkipDepth bounds the nesting of a skipped value; deeper goes to encoding/json.
 const maxSkipDepth = 64
@@ -168,6 +173,9 @@ func (r *jsonReader) stringValue(keep bool) (string, bool) {
 			}
 			if !keep {
 				return "", true
+			}
+			if len(b) > sharedTextMax {
+				return string(b[start:i]), true
 			}
 			if r.text == "" {
 				r.text = string(b)

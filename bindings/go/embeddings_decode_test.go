@@ -1,0 +1,135 @@
+package gw
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var takenEmbeddings = []string{
+	`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.0023064255,-0.009327292,1e-3,-0,0,3.4028234e38,1.5E-45,12345678901234567890]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}`,
+	`{"data":[{"index":1,"embedding":"AACAPwAAAEAAAEBA"},{"index":0,"embedding":[]},{"embedding":null}],"usage":null,"extra":{"a":[1,"]",2]}}`,
+	` { "data" : [ { "embedding" : [ 1 , 2 ] } ] } `,
+	`{"data":null,"usage":{"prompt_tokens":1,"other":true}}`,
+	`{}`,
+}
+
+var declinedEmbeddings = []string{
+	`{"Data":[]}`,
+	`{"data":[],"data":[]}`,
+	`{"data":[{"embedding":[1,null,2]}]}`,
+	`{"data":[{"embedding":[1e39]}]}`,        // past float32: encoding/json refuses it
+	`{"data":[{"embedding":"AAA"}]}`,         // base64 DecodeEmbedding refuses
+	`{"data":[{"embedding":"not base64!"}]}`, //
+	`{"data":[{"embedding":[1,]}]}`,
+	`{"data":[{"embedding":[1 2]}]}`,
+	`{"data":[{"embedding":[[1]]}]}`,
+	`{"data":[{"embedding":{}}]}`,
+	`{"data":[{"embedding":true}]}`,
+	`{"data":[{"embedding":[01]}]}`,
+	`{"data":[{"embedding":[1`,
+	`{"data":[{"index":1.0}]}`,
+	`{"usage":{"total_tokens":"8"}}`,
+}
+
+func TestEmbeddingDecodeTakesUsualAnswers(t *testing.T) {
+	for _, raw := range takenEmbeddings {
+		if !decodedAlike[EmbeddingList](t, raw) {
+			t.Errorf("the decoder declined a usual answer:\n%s", raw)
+		}
+	}
+	// A vector of the usual size, numbers as a gateway writes them.
+	if !decodedAlike[EmbeddingList](t, embeddingAnswer(1536, 41)) {
+		t.Error("the decoder declined a 1,536-float embedding")
+	}
+}
+
+func TestEmbeddingDecodeLeavesTheRestToEncodingJSON(t *testing.T) {
+	for _, raw := range declinedEmbeddings {
+		if decodedAlike[EmbeddingList](t, raw) {
+			t.Errorf("the decoder took what it should leave to encoding/json:\n%s", raw)
+		}
+		got, gotErr := decode[EmbeddingList]("embeddings", []byte(raw), nil)
+		var want EmbeddingList
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("decode and encoding/json disagree on %s: %v against %v", raw, gotErr, wantErr)
+		}
+		if gotErr == nil {
+			want.Raw = []byte(raw)
+			if !reflect.DeepEqual(*got, want) {
+				t.Fatalf("decode differs from encoding/json for %s:\n got %#v\nwant %#v", raw, *got, want)
+			}
+		} else if !strings.Contains(gotErr.Error(), wantErr.Error()) {
+			t.Fatalf("decode's error %q does not carry encoding/json's %q", gotErr, wantErr)
+		}
+	}
+}
+
+func TestEmbeddingDecodeMutatedAnswers(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	alphabet := []byte(`{}[]:,"\ 0123456789.eE+-nulAQ=/` + "\t\x00\xff")
+	seeds := append(append([]string{embeddingAnswer(8, 1)}, takenEmbeddings...), declinedEmbeddings...)
+	taken := 0
+	for n := 0; n < 20000; n++ {
+		b := []byte(seeds[rng.Intn(len(seeds))])
+		for k := 1 + rng.Intn(3); k > 0 && len(b) > 0; k-- {
+			at := rng.Intn(len(b))
+			switch rng.Intn(4) {
+			case 0:
+				b[at] = alphabet[rng.Intn(len(alphabet))]
+			case 1:
+				b = append(b[:at], b[at+1:]...)
+			case 2:
+				b = append(b[:at], append([]byte{b[at]}, b[at:]...)...)
+			case 3:
+				b = b[:at]
+			}
+		}
+		if decodedAlike[EmbeddingList](t, string(b)) {
+			taken++
+		}
+	}
+	if taken == 0 {
+		t.Fatal("no mutation was taken by the decoder: the test checks nothing")
+	}
+}
+
+// embeddingAnswer is an answer of one vector of n floats as a gateway writes them.
+func embeddingAnswer(n int, seed int64) string {
+	rng := rand.New(rand.NewSource(seed))
+	var b strings.Builder
+	b.WriteString(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%.10g", float32(rng.NormFloat64()*0.03))
+	}
+	b.WriteString(`]}],"model":"text-embedding-3-small","usage":{"prompt_tokens":8,"total_tokens":8}}`)
+	return b.String()
+}
+
+// go test -run X -bench EmbeddingDecode -benchmem
+func BenchmarkEmbeddingDecode(b *testing.B) {
+	raw := []byte(embeddingAnswer(1536, 41))
+	b.Run("hand-written", func(b *testing.B) {
+		for range b.N {
+			var l EmbeddingList
+			if !l.decodeFast(raw) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for range b.N {
+			var l EmbeddingList
+			if err := json.Unmarshal(raw, &l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
