@@ -40,6 +40,23 @@ var (
 	usageDetailFields  = []string{"reasoning_tokens"}
 )
 
+// list reads an array into *out (null makes it nil, [] empty, as encoding/json does),
+// element reading each entry in place.
+func list[T any](r *jsonReader, out *[]T, element func(*T) bool) bool {
+	if r.null() {
+		*out = nil
+		return true
+	}
+	items := make([]T, 0, 1)
+	ok := r.elements(func() bool {
+		var zero T
+		items = append(items, zero)
+		return element(&items[len(items)-1])
+	})
+	*out = items
+	return ok
+}
+
 // other skips a member no field takes, as encoding/json does; it declines one that a
 // field would take in another case.
 func (r *jsonReader) other(key []byte, fields []string) bool {
@@ -95,14 +112,7 @@ func (c *ChatCompletionChunk) decodeFast(b []byte) bool {
 }
 
 func (r *jsonReader) choices(out *[]Choice) bool {
-	if r.null() {
-		*out = nil
-		return true
-	}
-	list := make([]Choice, 0, 1)
-	ok := r.elements(func() bool {
-		list = append(list, Choice{})
-		ch := &list[len(list)-1]
+	return list(r, out, func(ch *Choice) bool {
 		var seen seenFields
 		return r.members(func(key []byte) bool {
 			switch string(key) {
@@ -118,19 +128,10 @@ func (r *jsonReader) choices(out *[]Choice) bool {
 			return r.other(key, choiceFields)
 		})
 	})
-	*out = list
-	return ok
 }
 
 func (r *jsonReader) chunkChoices(out *[]ChunkChoice) bool {
-	if r.null() {
-		*out = nil
-		return true
-	}
-	list := make([]ChunkChoice, 0, 1)
-	ok := r.elements(func() bool {
-		list = append(list, ChunkChoice{})
-		ch := &list[len(list)-1]
+	return list(r, out, func(ch *ChunkChoice) bool {
 		var seen seenFields
 		return r.members(func(key []byte) bool {
 			switch string(key) {
@@ -154,8 +155,6 @@ func (r *jsonReader) chunkChoices(out *[]ChunkChoice) bool {
 			return r.other(key, chunkChoiceFields)
 		})
 	})
-	*out = list
-	return ok
 }
 
 // message reads a message into m (null leaves it as it is, as encoding/json does).
@@ -216,14 +215,7 @@ func (r *jsonReader) delta(d *Delta) bool {
 }
 
 func (r *jsonReader) toolCalls(out *[]ToolCall) bool {
-	if r.null() {
-		*out = nil
-		return true
-	}
-	list := make([]ToolCall, 0, 1)
-	ok := r.elements(func() bool {
-		list = append(list, ToolCall{})
-		tc := &list[len(list)-1]
+	return list(r, out, func(tc *ToolCall) bool {
 		var seen seenFields
 		return r.members(func(key []byte) bool {
 			switch string(key) {
@@ -247,8 +239,6 @@ func (r *jsonReader) toolCalls(out *[]ToolCall) bool {
 			return r.other(key, toolCallFields)
 		})
 	})
-	*out = list
-	return ok
 }
 
 func (r *jsonReader) functionCall(f *FunctionCall) bool {

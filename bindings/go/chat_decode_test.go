@@ -101,24 +101,37 @@ func TestChatDecodeTakesUsualAnswers(t *testing.T) {
 }
 
 func TestChatDecodeLeavesTheRestToEncodingJSON(t *testing.T) {
-	for _, raw := range declinedCompletions {
-		if decodedAlike[ChatCompletion](t, raw) {
+	declinedAlike[ChatCompletion](t, declinedCompletions)
+}
+
+// declinedAlike checks that T's decoder declines each of raws and that decode gives
+// encoding/json's value (Raw set) or an error that carries encoding/json's.
+func declinedAlike[T any, P interface {
+	*T
+	fastDecoder
+}](t *testing.T, raws []string) {
+	t.Helper()
+	for _, raw := range raws {
+		if decodedAlike[T, P](t, raw) {
 			t.Errorf("the decoder took what it should leave to encoding/json:\n%s", raw)
 		}
-		// Through decode, the answer (or the error) is encoding/json's.
-		got, gotErr := decode[ChatCompletion]("chat", []byte(raw), nil)
-		var want ChatCompletion
-		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, gotErr := decode[T]("answer", []byte(raw), nil)
+		want := new(T)
+		wantErr := json.Unmarshal([]byte(raw), want)
 		if (gotErr == nil) != (wantErr == nil) {
 			t.Fatalf("decode and encoding/json disagree on %s: %v against %v", raw, gotErr, wantErr)
 		}
-		if gotErr == nil {
-			want.Raw = []byte(raw)
-			if !reflect.DeepEqual(*got, want) {
-				t.Fatalf("decode differs from encoding/json for %s:\n got %#v\nwant %#v", raw, *got, want)
+		if gotErr != nil {
+			if !strings.Contains(gotErr.Error(), wantErr.Error()) {
+				t.Fatalf("decode's error %q does not carry encoding/json's %q", gotErr, wantErr)
 			}
-		} else if !strings.Contains(gotErr.Error(), wantErr.Error()) {
-			t.Fatalf("decode's error %q does not carry encoding/json's %q", gotErr, wantErr)
+			continue
+		}
+		if r, ok := any(want).(interface{ setRaw(json.RawMessage) }); ok {
+			r.setRaw([]byte(raw))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decode differs from encoding/json for %s:\n got %#v\nwant %#v", raw, got, want)
 		}
 	}
 }
@@ -144,11 +157,24 @@ func TestChunkDecodeTakesUsualEvents(t *testing.T) {
 // Mutations of the usual answers (bytes changed, dropped, doubled, cut): whatever the
 // decoder takes, it decodes as encoding/json does. Seeded, so a failure repeats.
 func TestChatDecodeMutatedAnswers(t *testing.T) {
-	rng := rand.New(rand.NewSource(41))
-	alphabet := []byte(`{}[]:,"\ 0123456789.eE+-tfnulrsaxIDC` + "\t\n\x00\x7f\xc3\xa9\xff")
-	seeds := append(append([]string{}, takenCompletions...), declinedCompletions...)
 	taken := 0
-	for n := 0; n < 40000; n++ {
+	mutations(append(append([]string{}, takenCompletions...), declinedCompletions...),
+		`{}[]:,"\ 0123456789.eE+-tfnulrsaxIDC`+"\t\n\x00\x7f\xc3\xa9\xff", 40000, func(b string) {
+			if decodedAlike[ChatCompletion](t, b) {
+				taken++
+			}
+			decodedAlike[ChatCompletionChunk](t, b)
+		})
+	if taken == 0 {
+		t.Fatal("no mutation was taken by the decoder: the test checks nothing")
+	}
+}
+
+// mutations gives each n mutations of seeds (one to three bytes changed to one of
+// alphabet, dropped or doubled, or the text cut), from a fixed seed.
+func mutations(seeds []string, alphabet string, n int, each func(string)) {
+	rng := rand.New(rand.NewSource(41))
+	for ; n > 0; n-- {
 		b := []byte(seeds[rng.Intn(len(seeds))])
 		for k := 1 + rng.Intn(3); k > 0 && len(b) > 0; k-- {
 			at := rng.Intn(len(b))
@@ -163,13 +189,7 @@ func TestChatDecodeMutatedAnswers(t *testing.T) {
 				b = b[:at]
 			}
 		}
-		if decodedAlike[ChatCompletion](t, string(b)) {
-			taken++
-		}
-		decodedAlike[ChatCompletionChunk](t, string(b))
-	}
-	if taken == 0 {
-		t.Fatal("no mutation was taken by the decoder: the test checks nothing")
+		each(string(b))
 	}
 }
 
@@ -208,21 +228,25 @@ func TestPlainRunFindsTheFirstByteToLookAt(t *testing.T) {
 }
 
 // The decoders against encoding/json on the mock's usual completion:
-// go test -run X -bench ChatDecode -benchmem
-func BenchmarkChatDecode(b *testing.B) {
-	raw := []byte(takenCompletions[0])
+// go test -run X -bench Decode -benchmem
+func BenchmarkChatDecode(b *testing.B) { benchDecode[ChatCompletion](b, takenCompletions[0]) }
+
+// benchDecode times T's decoder and encoding/json on raw.
+func benchDecode[T any, P interface {
+	*T
+	fastDecoder
+}](b *testing.B, raw string) {
+	text := []byte(raw)
 	b.Run("hand-written", func(b *testing.B) {
 		for range b.N {
-			var c ChatCompletion
-			if !c.decodeFast(raw) {
+			if !P(new(T)).decodeFast(text) {
 				b.Fatal("declined")
 			}
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {
 		for range b.N {
-			var c ChatCompletion
-			if err := json.Unmarshal(raw, &c); err != nil {
+			if err := json.Unmarshal(text, new(T)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -60,14 +60,7 @@ func (l *EmbeddingList) decodeFast(b []byte) bool {
 }
 
 func (r *jsonReader) embeddings(out *[]Embedding) bool {
-	if r.null() {
-		*out = nil
-		return true
-	}
-	list := make([]Embedding, 0, 1)
-	ok := r.elements(func() bool {
-		list = append(list, Embedding{})
-		e := &list[len(list)-1]
+	return list(r, out, func(e *Embedding) bool {
 		var seen seenFields
 		return r.members(func(key []byte) bool {
 			switch string(key) {
@@ -81,8 +74,6 @@ func (r *jsonReader) embeddings(out *[]Embedding) bool {
 			return r.other(key, embeddingFields)
 		})
 	})
-	*out = list
-	return ok
 }
 
 // vector reads an embedding: null, an array of numbers, or a base64 string.
