@@ -92,9 +92,16 @@ var declinedCompletions = []string{
 	`{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
 }
 
-func TestChatDecodeTakesUsualAnswers(t *testing.T) {
-	for _, raw := range takenCompletions {
-		if !decodedAlike[ChatCompletion](t, raw) {
+func TestChatDecodeTakesUsualAnswers(t *testing.T) { takenAlike[ChatCompletion](t, takenCompletions) }
+
+// takenAlike checks that T's decoder takes each of raws, as encoding/json decodes it.
+func takenAlike[T any, P interface {
+	*T
+	fastDecoder
+}](t *testing.T, raws []string) {
+	t.Helper()
+	for _, raw := range raws {
+		if !decodedAlike[T, P](t, raw) {
 			t.Errorf("the decoder declined a usual answer (encoding/json decodes it, slowly):\n%s", raw)
 		}
 	}
@@ -196,14 +203,17 @@ func mutations(seeds []string, alphabet string, n int, each func(string)) {
 // FuzzAnswerDecode: whatever a hand-written decoder takes, it decodes as encoding/json
 // does (make fuzz runs it as go_answer_decode).
 func FuzzAnswerDecode(f *testing.F) {
-	for _, raw := range append(append(append(append([]string{}, takenCompletions...), declinedCompletions...),
-		takenEmbeddings...), declinedEmbeddings...) {
-		f.Add(raw)
+	for _, seeds := range [][]string{takenCompletions, declinedCompletions, takenEmbeddings, declinedEmbeddings,
+		takenResponses, declinedResponses} {
+		for _, raw := range seeds {
+			f.Add(raw)
+		}
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		decodedAlike[ChatCompletion](t, raw)
 		decodedAlike[ChatCompletionChunk](t, raw)
 		decodedAlike[EmbeddingList](t, raw)
+		decodedAlike[Response](t, raw)
 	})
 }
 

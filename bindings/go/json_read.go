@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // jsonReader reads one JSON text forward for the hand-written decoders (chat_decode.go).
@@ -227,7 +228,11 @@ func (r *jsonReader) escapedStr(start int) (string, bool) {
 			if !utf8.Valid(out) { // also catches invalid bytes written as they are
 				return "", false
 			}
-			return string(out), true
+			if len(out) == 0 {
+				return "", true
+			}
+			// out is this string's own buffer, never written again: no second copy.
+			return unsafe.String(&out[0], len(out)), true
 		case c < 0x20:
 			return "", false
 		case c != '\\':
