@@ -2,6 +2,7 @@ package gw
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -261,4 +262,28 @@ func benchDecode[T any, P interface {
 			}
 		}
 	})
+}
+
+// Through gw-mock: an answer gw's C side accepts (a JSON object with its choices) but
+// whose choices are no list. The decoder declines it, encoding/json refuses it, and the
+// call fails as a decode error that carries the body.
+func TestChatAnswerOfTheWrongShapeIsADecodeError(t *testing.T) {
+	resetMock(t)
+	c := newClient(t)
+	body := `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":{"index":0}}`
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 200, "body": body})
+	_, err := c.Chat(bg(), chatReq("q"))
+	e := asError(t, err)
+	if e.Status != StatusDecode || !errors.Is(err, ErrDecode) || !strings.Contains(e.Message, "answer does not decode") ||
+		string(e.Body) != body {
+		t.Fatalf("status %d, message %q, body %q", e.Status, e.Message, e.Body)
+	}
+	// An escaped answer through the same mock decodes by hand, text intact.
+	escaped := `{"id":"c2","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+		`"message":{"role":"assistant","content":"line one\nline \"two\" \u00e9 \ud83c\udf89 end"},"finish_reason":"stop"}]}`
+	fault(t, map[string]any{"match": "/v1/chat/completions", "action": "status", "status": 200, "body": escaped})
+	res, err := c.Chat(bg(), chatReq("q"))
+	if err != nil || res.Text() != "line one\nline \"two\" é 🎉 end" {
+		t.Fatalf("text %q, err %v", res.Text(), err)
+	}
 }

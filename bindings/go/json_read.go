@@ -221,9 +221,16 @@ func (r *jsonReader) escapedStr(start int) (string, bool) {
 	out := make([]byte, 0, r.i-start+16)
 	out = append(out, r.b[start:r.i]...)
 	for r.i < len(r.b) {
-		c := r.b[r.i]
-		switch {
-		case c == '"':
+		// The run up to the next byte that matters, copied at once (an answer's text is
+		// mostly such runs between its \n).
+		end := plainRun(r.b, r.i)
+		out = append(out, r.b[r.i:end]...)
+		r.i = end
+		if r.i == len(r.b) {
+			break
+		}
+		switch stringByte[r.b[r.i]] {
+		case quoteByte:
 			r.i++
 			if !utf8.Valid(out) { // also catches invalid bytes written as they are
 				return "", false
@@ -233,10 +240,10 @@ func (r *jsonReader) escapedStr(start int) (string, bool) {
 			}
 			// out is this string's own buffer, never written again: no second copy.
 			return unsafe.String(&out[0], len(out)), true
-		case c < 0x20:
+		case controlByte:
 			return "", false
-		case c != '\\':
-			out = append(out, c)
+		case wideByte:
+			out = append(out, r.b[r.i])
 			r.i++
 			continue
 		}
