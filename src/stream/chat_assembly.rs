@@ -21,11 +21,12 @@ use serde_json::{Map, Value};
 use crate::error::Error;
 use crate::stream::chunk_scan::{ChatScan, News};
 
-/// What a choice costs before it holds anything: in memory (its maps, counted
-/// with room for the tree's node) or in the answer (`{"index":0,"message":
+/// What a choice costs before it holds anything: in memory (its box, counted
+/// with its slot in the tree's node) or in the answer (`{"index":0,"message":
 /// {"role":"assistant","content":""},"finish_reason":null}`), the larger.
 const CHOICE_COST: usize = {
-    let in_memory = std::mem::size_of::<(u64, ChoiceSoFar)>() + 32;
+    let in_memory =
+        std::mem::size_of::<(u64, Box<ChoiceSoFar>)>() + std::mem::size_of::<ChoiceSoFar>() + 32;
     if in_memory > 80 {
         in_memory
     } else {
@@ -50,7 +51,9 @@ pub(crate) struct ChatAssembler {
     /// See `Interrupt`; None: never interrupted.
     interrupt: Option<Interrupt>,
     top: Map<String, Value>,
-    choices: BTreeMap<u64, ChoiceSoFar>,
+    /// Boxed: a B-tree leaf has room for 11 entries, so 11 unboxed choices
+    /// (3 KiB) would be allocated for the one nearly every stream has.
+    choices: BTreeMap<u64, Box<ChoiceSoFar>>,
     /// Bytes the assembled answer holds so far (an upper bound): the joined
     /// deltas and logprobs, every field merged (keys and values, less what a new
     /// value replaced) and a fixed cost per choice. The answer grows with the
@@ -126,7 +129,7 @@ impl ChatAssembler {
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(e) => {
                     self.retained += CHOICE_COST;
-                    e.insert(ChoiceSoFar::default())
+                    e.insert(Box::default())
                 }
             };
             for (key, value) in choice {
@@ -209,7 +212,7 @@ impl ChatAssembler {
         if !scan
             .choices
             .iter()
-            .all(|i| self.choices.get(i).is_none_or(joinable))
+            .all(|i| self.choices.get(i).is_none_or(|c| joinable(c)))
         {
             return false;
         }
@@ -234,7 +237,7 @@ impl ChatAssembler {
         for &index in &scan.choices {
             if let std::collections::btree_map::Entry::Vacant(e) = self.choices.entry(index) {
                 self.retained += CHOICE_COST;
-                e.insert(ChoiceSoFar::default());
+                e.insert(Box::default());
             }
         }
         if let Some(choice) = news.role_of.and_then(|i| self.choices.get_mut(&i)) {
