@@ -346,9 +346,22 @@ func (d *driver) dropAnswer() {
 	d.streamOpen, d.bodyEnded, d.bodyErr, d.pending = false, false, nil, nil
 }
 
+// drain reads what follows an answer gw is done with, for at most drainWait. That bound
+// is a timer of its own, made per drain, not the lazy timer moved earlier: a timer moved
+// earlier makes Go's runtime walk every timer of its P once it is due (timers.adjust),
+// and with thousands of streams in flight, one walk per stream's end cost more than the
+// stream's own work.
 func (d *driver) drain() {
-	d.armFor(drainWait)
-	defer d.disarm()
+	d.tmu.Lock()
+	d.gen++
+	gen := d.gen
+	d.armed, d.due = gen, time.Now().Add(drainWait)
+	d.tmu.Unlock()
+	bound := time.AfterFunc(drainWait, func() { d.drainTimedOut(gen) })
+	defer func() {
+		bound.Stop()
+		d.disarm()
+	}()
 	var scratch [512]byte
 	for left := drainLimit; left > 0; {
 		n, err := d.resp.Body.Read(scratch[:])
@@ -416,6 +429,19 @@ func (d *driver) disarm() bool {
 	d.armed = 0
 	d.tmu.Unlock()
 	return fired
+}
+
+// drainTimedOut cuts the drain armed as gen, if it still runs.
+func (d *driver) drainTimedOut(gen uint64) {
+	d.tmu.Lock()
+	due := d.armed == gen && !d.stopped
+	if due {
+		d.fired = gen
+	}
+	d.tmu.Unlock()
+	if due {
+		d.k.cancelIO()
+	}
 }
 
 // stopTimer stops the timer for good (the driver is done).
