@@ -353,9 +353,7 @@ func (d *driver) dropAnswer() {
 // stream's own work.
 func (d *driver) drain() {
 	d.tmu.Lock()
-	d.gen++
-	gen := d.gen
-	d.armed, d.due = gen, time.Now().Add(drainWait)
+	gen := d.markArmed(time.Now().Add(drainWait))
 	d.tmu.Unlock()
 	bound := time.AfterFunc(drainWait, func() { d.drainTimedOut(gen) })
 	defer func() {
@@ -388,9 +386,7 @@ func (d *driver) armFor(wait time.Duration) {
 	due := time.Now().Add(wait)
 	d.tmu.Lock()
 	defer d.tmu.Unlock()
-	d.gen++
-	d.armed = d.gen
-	d.due = due
+	d.markArmed(due)
 	if d.timer == nil {
 		d.timer = time.AfterFunc(wait, d.timerFired)
 		d.timerDue = due
@@ -398,6 +394,13 @@ func (d *driver) armFor(wait time.Duration) {
 		d.timer.Reset(wait)
 		d.timerDue = due
 	}
+}
+
+// markArmed records I/O about to start, due at due (d.tmu held); its generation.
+func (d *driver) markArmed(due time.Time) uint64 {
+	d.gen++
+	d.armed, d.due = d.gen, due
+	return d.gen
 }
 
 // timerFired runs on the timer's goroutine: it cancels the attempt's I/O if that is due,

@@ -27,7 +27,7 @@ func (resp *Response) decodeFast(b []byte) bool {
 		case "model":
 			return seen.first(4) && r.stringInto(&resp.Model)
 		case "output":
-			return seen.first(5) && list(&r, &resp.Output, func(item *OutputItem) bool { return r.outputItem(item) })
+			return seen.first(5) && list(&r, &resp.Output, r.outputItem)
 		case "usage":
 			return seen.first(6) && r.responsesUsage(&resp.Usage)
 		}
@@ -48,7 +48,7 @@ func (r *jsonReader) outputItem(item *OutputItem) bool {
 		case "role":
 			return seen.first(3) && r.stringInto(&item.Role)
 		case "content":
-			return seen.first(4) && list(r, &item.Content, func(part *OutputContent) bool { return r.outputContent(part) })
+			return seen.first(4) && list(r, &item.Content, r.outputContent)
 		}
 		return r.other(key, outputItemFields)
 	})
